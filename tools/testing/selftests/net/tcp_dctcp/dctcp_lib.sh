@@ -1,0 +1,699 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the tcp_dctcp selftests: TAP output, tool lookup, the
+# module under test, the three-namespace topology with its bottleneck,
+# flows, and samplers.  Sourced by every dctcp_*.sh; see README for the
+# environment variables.
+#
+#  ns snd                      ns rtr                            ns rcv
+# +--------------------+     +--------------------------------+     +--------------------+
+# | snd0               |     | rtr0                      rtr1 |     |               rcv0 |
+# | 198.51.100.2/24    +-----+ 198.51.100.1       203.0.113.1 +-----+ 203.0.113.2/24     |
+# | 2001:db8:1::2/64   |veth | 2001:db8:1::1     2001:db8:2::1 |veth | 2001:db8:2::2/64   |
+# +--------------------+     +--------------------------------+     +--------------------+
+#   egress: netem loss         egress of rtr1 = the bottleneck:       egress: netem delay
+#   or CE-mark-all (opt.)      tbf $RATE -> red ecn K | pfifo         on the ACK path (opt.)
+#
+# Data flows snd -> rcv.  The sender and the router's egress are the places
+# a DCTCP switch would sit; delaying only the ACK path gives a real RTT
+# without putting the delay line inside the marking queue.
+
+# kselftest framework requirement: exit code of a skipped program
+readonly ksft_skip=4
+
+# Knobs (environment)
+DCTCP_IMPL=${DCTCP_IMPL:-ours}			# ours | intree
+DCTCP_KO=${DCTCP_KO:-/opt/dctcp/tcp_dctcp.ko}	# ours is insmod'ed from here
+RATE=${RATE:-100mbit}				# bottleneck rate
+K=${K:-30000}					# RED marking threshold, bytes
+FIFO_LIMIT=${FIFO_LIMIT:-1000}			# deep tail-drop buffer, packets
+FLOW_SECS=${FLOW_SECS:-3}			# length of one measured flow
+PORT=${PORT:-5301}
+RCV_CC=${RCV_CC:-dctcp}				# receiver's default algorithm
+
+SND4=198.51.100.2	RTR4_S=198.51.100.1	RTR4_R=203.0.113.1	RCV4=203.0.113.2
+SND6=2001:db8:1::2	RTR6_S=2001:db8:1::1	RTR6_R=2001:db8:2::1	RCV6=2001:db8:2::2
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FLOW=${FLOW:-$HERE/dctcp_flow}
+TMPD=$(mktemp -d /tmp/dctcp.XXXXXX)
+NS_LIST=()
+BG_PIDS=()
+declare -A SAVED_PARAMS=()
+SAVED_ALLOWED=
+
+# ---------------------------------------------------------------- TAP
+KTAP_N=0
+KTAP_FAIL=0
+
+ktap_header()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+diag()
+{
+	printf '# %s\n' "$*"
+}
+
+ok()
+{
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N - $1"
+}
+
+not_ok()
+{
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_N - $1"
+}
+
+# A skip must say why.  Under CI=true a missing capability is a failure.
+skip()
+{
+	local name=$1 why=$2
+
+	if [[ ${CI:-} == true ]]; then
+		diag "CI=true: $why"
+		not_ok "$name"
+		return
+	fi
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N - $name # SKIP $why"
+}
+
+# check NAME CMD...: one result line from a command's exit status.
+check()
+{
+	local name=$1
+
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		not_ok "$name"
+	fi
+}
+
+# run_test NAME BODY [ARGS...]: a test body is a function run in a subshell
+# under `set -e`, so a bare failing assertion fails the test (and only the
+# test).  It exits 0 (pass), non-zero (fail) or calls skip_because.
+# Whatever it set up (namespaces, background flows) is torn down when the
+# subshell exits.
+run_test()
+{
+	local name=$1 rc
+
+	shift
+	set +e
+	(
+		trap topo_reset EXIT
+		set -e
+		"$@"
+	)
+	rc=$?
+	set -e
+	case $rc in
+	0) ok "$name" ;;
+	"$ksft_skip") skip "$name" "$(cat "$TMPD/skip_why" 2>/dev/null)" ;;
+	*) not_ok "$name" ;;
+	esac
+	rm -f "$TMPD/skip_why"
+}
+
+# Inside a test body: give up with a reason.
+skip_because()
+{
+	echo "$*" > "$TMPD/skip_why"
+	exit "$ksft_skip"
+}
+
+# Inside a test body: fail with a diagnostic.
+fail()
+{
+	diag "FAIL: $*"
+	return 1
+}
+
+ktap_finish()
+{
+	diag "$KTAP_N tests, $KTAP_FAIL failed"
+	(( KTAP_FAIL == 0 ))
+}
+
+# ---------------------------------------------------------------- tools
+# busybox's applets shadow iproute2 in the VM: resolve real binaries once.
+find_tool()
+{
+	local name=$1 pkg=$2 dir
+
+	for dir in /usr/sbin /usr/bin /sbin /bin; do
+		if [[ -x $dir/$name && ! -L $dir/$name ]] ||
+		   [[ -x $dir/$name && $(readlink -f "$dir/$name") != *busybox* ]]; then
+			echo "$dir/$name"
+			return 0
+		fi
+	done
+	echo "$name missing: apt-get install $pkg" >&2
+	return 1
+}
+
+require_tools()
+{
+	IP_BIN=$(find_tool ip iproute2) &&
+	TC_BIN=$(find_tool tc iproute2) &&
+	SS_BIN=$(find_tool ss iproute2) &&
+	NSTAT_BIN=$(find_tool nstat iproute2) &&
+	PING_BIN=$(find_tool ping iputils-ping) || exit 1
+	if [[ ! -x $FLOW ]]; then
+		echo "$FLOW missing: run make in $HERE" >&2
+		exit 1
+	fi
+}
+
+ip() { "$IP_BIN" "$@"; }
+tc() { "$TC_BIN" "$@"; }
+ss() { "$SS_BIN" "$@"; }
+nstat() { "$NSTAT_BIN" "$@"; }
+in_ns() { local ns=$1; shift; "$IP_BIN" netns exec "$ns" "$@"; }
+
+# Bounded poll: retry CMD every 50 ms for at most TIMEOUT_MS.
+busywait()
+{
+	local timeout_ms=$1 waited=0
+
+	shift
+	until "$@"; do
+		(( waited >= timeout_ms )) && return 1
+		sleep 0.05
+		waited=$((waited + 50))
+	done
+}
+
+# ---------------------------------------------------------------- module
+MOD=/sys/module/tcp_dctcp
+
+mod_version()
+{
+	cat "$MOD/version" 2>/dev/null || true
+}
+
+mod_refcnt()
+{
+	cat "$MOD/refcnt" 2>/dev/null || echo -1
+}
+
+cc_available()
+{
+	tr ' ' '\n' < /proc/sys/net/ipv4/tcp_available_congestion_control |
+		grep -qxF "$1"
+}
+
+# Ours: insmod $DCTCP_KO (unloading an in-tree one first).  In-tree:
+# modprobe.  Returns non-zero with a reason on stderr if impossible.
+dctcp_load()
+{
+	local v
+
+	if [[ -d $MOD ]]; then
+		v=$(mod_version)
+		if [[ $DCTCP_IMPL == ours && $v == *-oot ]] ||
+		   [[ $DCTCP_IMPL == intree && $v != *-oot ]]; then
+			return 0
+		fi
+		rmmod tcp_dctcp || return 1
+	fi
+	if [[ $DCTCP_IMPL == ours ]]; then
+		[[ -r $DCTCP_KO ]] || { echo "module $DCTCP_KO not found" >&2; return 1; }
+		insmod "$DCTCP_KO"
+	else
+		modprobe tcp_dctcp
+	fi
+}
+
+# The implementation we are supposed to test is loaded and registered.
+dctcp_is_loaded()
+{
+	[[ -d $MOD ]] && cc_available dctcp || return 1
+	if [[ $DCTCP_IMPL == ours ]]; then
+		[[ $(mod_version) == *-oot ]]
+	else
+		[[ ! -e $MOD/version || $(mod_version) != *-oot ]]
+	fi
+}
+
+# Every script starts with this: tools, root, module.  Exits with
+# ksft_skip (or 1 under CI=true) when the module cannot be had.
+require_dctcp()
+{
+	require_tools
+	if [[ $(id -u) != 0 ]]; then
+		echo "SKIP: must run as root"
+		exit $ksft_skip
+	fi
+	if ! { dctcp_load && dctcp_is_loaded; } 2> "$TMPD/load.err"; then
+		diag "cannot load the $DCTCP_IMPL tcp_dctcp: $(cat "$TMPD/load.err")"
+		if [[ ${CI:-} == true ]]; then
+			echo "not ok 1 - load tcp_dctcp ($DCTCP_IMPL)"
+			exit 1
+		fi
+		echo "ok 1 - load tcp_dctcp # SKIP no $DCTCP_IMPL tcp_dctcp module"
+		exit $ksft_skip
+	fi
+	diag "tcp_dctcp: impl=$DCTCP_IMPL version=$(mod_version || true) kernel=$(uname -r)"
+	allow_cc dctcp
+	save_params
+}
+
+# Let namespaces other than init_net default to dctcp (a "restricted"
+# algorithm until it is on the allowed list).
+allow_cc()
+{
+	local list
+
+	[[ -n $SAVED_ALLOWED ]] ||
+		SAVED_ALLOWED=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+	list="$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) $*"
+	echo "$list" > /proc/sys/net/ipv4/tcp_allowed_congestion_control
+}
+
+param_path()
+{
+	echo "$MOD/parameters/$1"
+}
+
+param_get()
+{
+	cat "$(param_path "$1")"
+}
+
+# param_set NAME VALUE: the write's exit status is the kernel's verdict.
+param_set()
+{
+	echo "$2" > "$(param_path "$1")"
+}
+
+save_params()
+{
+	local p
+
+	for p in "$MOD"/parameters/*; do
+		[[ -e $p ]] || continue
+		SAVED_PARAMS[${p##*/}]=$(cat "$p")
+	done
+}
+
+restore_params()
+{
+	local p
+
+	[[ -d $MOD/parameters ]] || return 0
+	for p in "${!SAVED_PARAMS[@]}"; do
+		[[ -w $MOD/parameters/$p ]] &&
+			echo "${SAVED_PARAMS[$p]}" > "$MOD/parameters/$p" 2>/dev/null
+	done
+	return 0
+}
+
+# ---------------------------------------------------------------- topology
+# setup_ns VAR...: create namespaces with a random suffix, lo up.
+setup_ns()
+{
+	local var name
+
+	for var in "$@"; do
+		name="${var}-$(mktemp -u XXXXXX)"
+		ip netns add "$name" || return 1
+		ip -n "$name" link set lo up
+		NS_LIST+=("$name")
+		printf -v "$var" '%s' "$name"
+	done
+}
+
+cleanup_ns()
+{
+	local ns
+
+	for ns in "${NS_LIST[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	NS_LIST=()
+	return 0
+}
+
+# Pin the neighbour entries: a qdisc that drops every non-ECT packet (the
+# CE-mark-all and black-hole phases) must not starve ARP/ND.
+pin_neigh()
+{
+	local ns_a=$1 dev_a=$2 ns_b=$3 dev_b=$4 addr4_b=$5 addr6_b=$6
+	local mac_b
+
+	mac_b=$(ip -n "$ns_b" -br link show dev "$dev_b" | awk '{ print $3 }')
+	ip -n "$ns_a" neigh replace "$addr4_b" lladdr "$mac_b" dev "$dev_a" nud permanent
+	ip -n "$ns_a" neigh replace "$addr6_b" lladdr "$mac_b" dev "$dev_a" nud permanent
+}
+
+# topo_setup: snd -- rtr -- rcv as drawn at the top; both ends tcp_ecn=1,
+# the receiver defaults to dctcp (a DCTCP receiver echoes CE exactly).
+# Segmentation offload is off on the sender so that the bottleneck sees
+# MSS-sized packets, as a switch port would.
+topo_setup()
+{
+	local ns
+
+	setup_ns snd rtr rcv || return 1
+	ip -n "$snd" link add name snd0 gso_max_segs 1 type veth \
+		peer name rtr0 netns "$rtr" gso_max_segs 1
+	ip -n "$rtr" link add name rtr1 gso_max_segs 1 type veth \
+		peer name rcv0 netns "$rcv" gso_max_segs 1
+
+	ip -n "$snd" addr add $SND4/24 dev snd0
+	ip -n "$snd" addr add $SND6/64 dev snd0 nodad
+	ip -n "$rtr" addr add $RTR4_S/24 dev rtr0
+	ip -n "$rtr" addr add $RTR6_S/64 dev rtr0 nodad
+	ip -n "$rtr" addr add $RTR4_R/24 dev rtr1
+	ip -n "$rtr" addr add $RTR6_R/64 dev rtr1 nodad
+	ip -n "$rcv" addr add $RCV4/24 dev rcv0
+	ip -n "$rcv" addr add $RCV6/64 dev rcv0 nodad
+	ip -n "$snd" link set snd0 up
+	ip -n "$rtr" link set rtr0 up
+	ip -n "$rtr" link set rtr1 up
+	ip -n "$rcv" link set rcv0 up
+	ip -n "$snd" route add default via $RTR4_S
+	ip -n "$snd" -6 route add default via $RTR6_S
+	ip -n "$rcv" route add default via $RTR4_R
+	ip -n "$rcv" -6 route add default via $RTR6_R
+	in_ns "$rtr" sysctl -qw net.ipv4.ip_forward=1
+	in_ns "$rtr" sysctl -qw net.ipv6.conf.all.forwarding=1
+
+	pin_neigh "$snd" snd0 "$rtr" rtr0 $RTR4_S $RTR6_S
+	pin_neigh "$rtr" rtr0 "$snd" snd0 $SND4 $SND6
+	pin_neigh "$rtr" rtr1 "$rcv" rcv0 $RCV4 $RCV6
+	pin_neigh "$rcv" rcv0 "$rtr" rtr1 $RTR4_R $RTR6_R
+
+	for ns in "$snd" "$rcv"; do
+		in_ns "$ns" sysctl -qw net.ipv4.tcp_ecn=1
+		in_ns "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	done
+	in_ns "$rcv" sysctl -qw net.ipv4.tcp_congestion_control="$RCV_CC"
+}
+
+# bottleneck_red [K]: tbf $RATE with a RED child marking ECT packets once
+# the queue passes K bytes (probability 1 between K and K+1000: a step
+# marker, as in the DCTCP paper).
+bottleneck_red()
+{
+	local k=${1:-$K}
+
+	tc -n "$rtr" qdisc replace dev rtr1 root handle 1: \
+		tbf rate "$RATE" burst 16kb latency 1s
+	tc -n "$rtr" qdisc replace dev rtr1 parent 1:1 handle 10: \
+		red limit 4000000 min "$k" max $((k + 1000)) avpkt 1500 \
+		burst $(((2 * k + 1000) / 3000 + 1)) probability 1.0 \
+		bandwidth "$RATE" ecn
+}
+
+# Move the RED threshold of a running bottleneck.
+bottleneck_red_change()
+{
+	local k=$1
+
+	tc -n "$rtr" qdisc change dev rtr1 parent 1:1 handle 10: \
+		red limit 4000000 min "$k" max $((k + 1000)) avpkt 1500 \
+		burst $(((2 * k + 1000) / 3000 + 1)) probability 1.0 \
+		bandwidth "$RATE" ecn
+}
+
+# bottleneck_fifo [LIMIT]: tbf $RATE with a deep tail-drop FIFO.
+bottleneck_fifo()
+{
+	local limit=${1:-$FIFO_LIMIT}
+
+	tc -n "$rtr" qdisc replace dev rtr1 root handle 1: \
+		tbf rate "$RATE" burst 16kb latency 10s
+	tc -n "$rtr" qdisc replace dev rtr1 parent 1:1 handle 10: \
+		pfifo limit "$limit"
+}
+
+# ack_delay MS: netem delay on the receiver's egress, i.e. on the ACKs.
+ack_delay()
+{
+	tc -n "$rcv" qdisc replace dev rcv0 root netem delay "${1}ms" limit 100000
+}
+
+# data_netem ARGS...: netem on the sender's egress (loss, CE marking).
+data_netem()
+{
+	tc -n "$snd" qdisc replace dev snd0 root netem limit 100000 "$@"
+}
+
+data_netem_off()
+{
+	tc -n "$snd" qdisc del dev snd0 root 2>/dev/null || true
+}
+
+# qdisc_stat NS DEV HANDLE FIELD: one counter of `tc -s qdisc` for the
+# qdisc with that handle.  FIELD: sent_bytes sent_pkts dropped overlimits
+# backlog_bytes backlog_pkts marked early pdrop.
+qdisc_stat()
+{
+	tc -n "$1" -s qdisc show dev "$2" | awk -v h="$3" -v f="$4" '
+		function bytes(s) {
+			if (s ~ /Mb$/) return substr(s, 1, length(s) - 2) * 1000000
+			if (s ~ /Kb$/) return substr(s, 1, length(s) - 2) * 1000
+			if (s ~ /b$/) return substr(s, 1, length(s) - 1)
+			return s
+		}
+		/^qdisc / { cur = ($3 == h) }
+		!cur { next }
+		$1 == "Sent" {
+			v["sent_bytes"] = $2; v["sent_pkts"] = $4
+			d = $7; sub(/,/, "", d); v["dropped"] = d
+			o = $9; sub(/,/, "", o); v["overlimits"] = o
+		}
+		$1 == "backlog" {
+			v["backlog_bytes"] = bytes($2)
+			p = $3; sub(/p$/, "", p); v["backlog_pkts"] = p
+		}
+		$1 == "marked" { v["marked"] = $2; v["early"] = $4; v["pdrop"] = $6 }
+		END { print (f in v) ? v[f] : "" }'
+}
+
+# ---------------------------------------------------------------- flows
+# flow_server [NS] [-6]: a dctcp_flow sink on $PORT, ready when it returns.
+flow_server()
+{
+	local ns=${1:-$rcv}
+
+	shift || true
+	in_ns "$ns" "$FLOW" server -p "$PORT" "$@" &
+	BG_PIDS+=($!)
+	busywait 5000 listening "$ns" || { diag "flow server did not start"; return 1; }
+}
+
+listening()
+{
+	ss -N "$1" -Htln "sport = :$PORT" | grep -q .
+}
+
+# flow_client OUT CLIENT-ARGS...: run dctcp_flow client in snd, output to
+# OUT (samples, see dctcp_flow.c).  Foreground.
+flow_client()
+{
+	local out=$1
+
+	shift
+	in_ns "$snd" "$FLOW" client "$@" > "$out" 2> "$out.err"
+}
+
+# flow_client_bg OUT CLIENT-ARGS...: the same in the background; sets
+# FLOW_PID.
+flow_client_bg()
+{
+	local out=$1
+
+	shift
+	in_ns "$snd" "$FLOW" client "$@" > "$out" 2> "$out.err" &
+	FLOW_PID=$!
+	BG_PIDS+=($FLOW_PID)
+}
+
+# flow_wait PID TIMEOUT_MS: wait for a background client, bounded.
+flow_wait()
+{
+	local pid=$1 rc=0
+
+	if ! busywait "$2" pid_gone "$pid"; then
+		diag "client $pid still running after $2 ms: killing it"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 1
+	fi
+	wait "$pid" || rc=$?
+	return $rc
+}
+
+pid_gone()
+{
+	! kill -0 "$1" 2>/dev/null
+}
+
+# measured_flow OUT SECS SNAP_MS CLIENT-ARGS... HOST: a flow of SECS seconds
+# from snd to rcv sampled every 100 ms; `ss -ti` of it is saved to OUT.ss
+# once the client has run SNAP_MS.  Fails if the client does.
+measured_flow()
+{
+	local out=$1 secs=$2 snap=$3
+
+	shift 3
+	flow_client_bg "$out" -t "$secs" -i 100 "$@" "$PORT"
+	wait_sample "$out" "$snap" $((secs * 1000 + 20000)) "$FLOW_PID" ||
+		fail "no sample at $snap ms: $(cat "$out.err")"
+	ss_flow "$snd" "$PORT" > "$out.ss"
+	flow_wait "$FLOW_PID" $((secs * 1000 + 30000)) ||
+		fail "client failed: $(cat "$out.err")"
+}
+
+# wait_sample OUT T_MS TIMEOUT_MS [PID]: wait (bounded) until the client's
+# output has a sample at or after T_MS; give up early if PID exits first.
+wait_sample()
+{
+	local out=$1 t_ms=$2 timeout_ms=$3 pid=${4:-}
+
+	busywait "$timeout_ms" sample_or_gone "$out" "$t_ms" "$pid" &&
+		sample_reached "$out" "$t_ms"
+}
+
+sample_or_gone()
+{
+	sample_reached "$1" "$2" || { [[ -n $3 ]] && pid_gone "$3"; }
+}
+
+sample_reached()
+{
+	awk -v t="$2" '/^sample/ { split($2, a, "="); if (a[2] + 0 >= t) f = 1 }
+		END { exit !f }' "$1"
+}
+
+# samples OUT FIELD...: print the named fields of every sample, one line
+# per sample, in the order given (t_ms is a field too).
+samples()
+{
+	local out=$1
+
+	shift
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		/^sample/ {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			line = ""
+			for (i = 1; i <= n; i++) line = line (i > 1 ? " " : "") v[w[i]]
+			print line
+		}' "$out"
+}
+
+# field OUT KEY: a key=value of the "done" or "cc" line.
+done_field()
+{
+	awk -v k="$2" '/^done/ { for (i = 2; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == k) print kv[2] } }' "$1"
+}
+
+client_cc()
+{
+	awk '/^cc / { print $2 }' "$1"
+}
+
+# ss_flow NS PORT: the `ss -tin` entry of the connection to PORT, on one line.
+ss_flow()
+{
+	ss -N "$1" -Htin "dport = :$2" | tr -s ' \t\n' ' '
+}
+
+# median/max/min of numbers on stdin.
+median()
+{
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (!NR) { print 0; exit }
+		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+max_of()
+{
+	sort -n | tail -n 1
+}
+
+# Background sampler: the bottleneck's backlog (bytes) every ~100 ms.
+backlog_sampler_start()
+{
+	local out=$1
+
+	(
+		while :; do
+			qdisc_stat "$rtr" rtr1 1: backlog_bytes
+			sleep 0.1
+		done
+	) > "$out" &
+	BACKLOG_PID=$!
+	BG_PIDS+=($BACKLOG_PID)
+}
+
+backlog_sampler_stop()
+{
+	kill "$BACKLOG_PID" 2>/dev/null || true
+	wait "$BACKLOG_PID" 2>/dev/null || true
+}
+
+# ping_rtts NS DST COUNT: RTTs in ms, one per line.  ToS 2 = ECT(0), so
+# that a RED queue marks the probes instead of dropping them.
+ping_rtts()
+{
+	in_ns "$1" "$PING_BIN" -n -Q 2 -i 0.1 -c "$3" -W 2 "$2" |
+		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p'
+}
+
+# nstat_get NS COUNTER: absolute value of a SNMP/netstat counter.
+nstat_get()
+{
+	in_ns "$1" "$NSTAT_BIN" -asz "$2" 2>/dev/null |
+		awk -v c="$2" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }'
+}
+
+# ---------------------------------------------------------------- cleanup
+lib_cleanup()
+{
+	local pid
+
+	set +e
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	BG_PIDS=()
+	cleanup_ns
+	restore_params
+	if [[ -n $SAVED_ALLOWED ]]; then
+		echo "$SAVED_ALLOWED" > /proc/sys/net/ipv4/tcp_allowed_congestion_control
+	fi
+	rm -rf "$TMPD"
+}
+
+# Each test builds its own topology: reset between tests.
+topo_reset()
+{
+	local pid
+
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${BG_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	BG_PIDS=()
+	cleanup_ns
+}

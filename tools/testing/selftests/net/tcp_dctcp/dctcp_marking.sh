@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# DCTCP through a marking bottleneck.  The router's egress towards the
+# receiver is a tbf $RATE with a RED child that sets CE above K bytes.  A
+# dctcp flow must see marks (tc's RED "marked" counter, the sender's
+# TcpExtTCPDeliveredCE) and turn them into alpha > 0 (ss -ti, TCP_CC_INFO),
+# starting from dctcp_alpha_on_init=0 so that alpha can only come from the
+# marks.  Variants: a real RTT (netem delay on the ACK path), and random
+# loss (netem on the sender) where the flow must survive, retransmit and
+# lower ssthresh.
+#
+#   snd --- rtr [tbf $RATE -> red ecn K] ---> rcv [netem delay on ACKs]
+#    `- netem loss (variant c)
+
+set -eu
+source "$(dirname "$0")/dctcp_lib.sh"
+trap lib_cleanup EXIT
+
+rate_mbit()
+{
+	echo "$RATE" | awk '/mbit$/ { print $0 + 0 } /kbit$/ { print $0 / 1000 }
+		/gbit$/ { print $0 * 1000 }'
+}
+
+# marking_flow DELAY_MS: one dctcp flow through the RED bottleneck.
+test_marking()
+{
+	local delay=$1 out=$TMPD/flow m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn
+
+	topo_setup
+	bottleneck_red
+	(( delay == 0 )) || ack_delay "$delay"
+	param_set dctcp_alpha_on_init 0
+	flow_server
+
+	m0=$(qdisc_stat "$rtr" rtr1 10: marked)
+	ce0=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+	measured_flow "$out" "$FLOW_SECS" $((FLOW_SECS * 700)) -c dctcp $RCV4
+	m1=$(qdisc_stat "$rtr" rtr1 10: marked)
+	ce1=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+
+	alpha_ss=$(sed -n 's/.*dctcp:(ce_state:[0-9]*,alpha:\([0-9]*\),.*/\1/p' "$out.ss")
+	last_alpha=$(samples "$out" alpha | tail -n 2 | head -n 1)
+	ab_ecn=$(samples "$out" ab_ecn | awk '{ s += $1 } END { print s + 0 }')
+	mbit=$(done_field "$out" mbit)
+	diag "figure: marking delay=${delay}ms rate=$RATE K=$K: marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha(ss)=${alpha_ss:-none} alpha(last)=$last_alpha mbit=$mbit rtt_us=$(samples "$out" rtt_us | median)"
+	diag "alpha series: $(samples "$out" alpha | tr '\n' ' ')"
+
+	(( m1 - m0 > 0 )) || fail "RED marked nothing"
+	(( ce1 - ce0 > 0 )) || fail "sender counted no CE deliveries"
+	[[ " $(cat "$out.ss") " == *" ecn "* ]] || fail "ss: flow without ECN"
+	[[ -n $alpha_ss ]] || fail "ss: no dctcp alpha"
+	(( alpha_ss > 0 && alpha_ss <= 1024 )) || fail "ss: alpha $alpha_ss not in 1..1024"
+	(( last_alpha > 0 )) || fail "alpha back to 0 while marking"
+	(( ab_ecn > 0 )) || fail "TCP_CC_INFO never showed ECN-acked bytes"
+	awk -v m="$mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.3 * r) }' ||
+		fail "throughput $mbit Mbit/s below 30% of $RATE"
+	# The marks hold the queue near K: no tail drops at the RED limit.
+	(( $(qdisc_stat "$rtr" rtr1 10: pdrop) == 0 )) || fail "RED had to drop"
+}
+
+# Random loss on the data path, no marking: the flow completes, the
+# sender retransmits, and loss recovery sets a finite ssthresh below the
+# largest cwnd it reached.
+test_loss()
+{
+	local out=$TMPD/flow r0 r1 ms retrans ssth cwnd_max
+
+	topo_setup
+	bottleneck_fifo
+	ack_delay 2
+	data_netem loss 1%
+	flow_server
+
+	r0=$(nstat_get "$snd" TcpRetransSegs)
+	measured_flow "$out" "$FLOW_SECS" $((FLOW_SECS * 700)) -c dctcp $RCV4
+	r1=$(nstat_get "$snd" TcpRetransSegs)
+
+	ms=$(done_field "$out" ms)
+	retrans=$(samples "$out" retrans | tail -n 1)
+	ssth=$(samples "$out" ssthresh | tail -n 1)
+	cwnd_max=$(samples "$out" cwnd | max_of)
+	diag "figure: loss 1%: mbit=$(done_field "$out" mbit) retrans=$retrans TcpRetransSegs=$((r1 - r0)) ssthresh=$ssth cwnd_max=$cwnd_max"
+	diag "ss: $(cat "$out.ss")"
+
+	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"
+	(( ms >= FLOW_SECS * 1000 )) || fail "flow ended after $ms ms"
+	(( $(done_field "$out" acked) > 0 )) || fail "nothing acked"
+	(( retrans > 0 )) || fail "no retransmission in TCP_INFO"
+	(( r1 - r0 > 0 )) || fail "TcpRetransSegs did not move"
+	[[ $(cat "$out.ss") == *"ssthresh:"* ]] || fail "ss: no ssthresh set"
+	(( ssth < 2147483647 && ssth < cwnd_max )) ||
+		fail "ssthresh $ssth did not react (max cwnd $cwnd_max)"
+}
+
+main()
+{
+	require_dctcp
+	ktap_header 3
+
+	run_test "RED ecn bottleneck: marks, CE, alpha > 0" test_marking 0
+	run_test "RED ecn bottleneck + 10 ms RTT: marks, CE, alpha > 0" test_marking 10
+	run_test "netem loss 1%: flow survives, retransmits, ssthresh reacts" test_loss
+	ktap_finish
+}
+
+main "$@"

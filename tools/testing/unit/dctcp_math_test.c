@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host unit tests for include/dctcp_math.h, the fixed-point arithmetic that
+ * tcp_dctcp.ko runs. The header is compiled here unchanged and compared with
+ * exact rational references (128-bit integers) and a floating-point model:
+ * exhaustively over small ranges, with seeded random inputs over the full
+ * 32-bit counter range, and at the edges.
+ *
+ * Output is TAP; the random seed is printed and can be replayed with
+ * DCTCP_UNIT_SEED=<seed>. Exit status 0 iff every test passed.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "dctcp_math.h"
+
+#define RANDOM_ROUNDS	2000000
+#define MAX_FAIL_LOG	5
+
+typedef unsigned __int128 u128;
+
+static uint64_t rng_state;
+static int test_no;
+static int failed_tests;
+static unsigned long case_failures;
+
+/* xorshift64*: reproducible everywhere, unlike rand(). */
+static uint64_t rnd64(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t rnd_below(uint32_t n)
+{
+	return (uint32_t)(rnd64() % n);
+}
+
+/* Random 32-bit counter, biased towards the interesting top of the range. */
+static uint32_t rnd_counter(void)
+{
+	switch (rnd_below(4)) {
+	case 0:
+		return UINT32_MAX - rnd_below(1U << 16);
+	case 1:
+		return rnd_below(1U << 16);
+	default:
+		return (uint32_t)rnd64();
+	}
+}
+
+/* Record one failed case; print the first few as TAP diagnostics. */
+static void fail_case(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (case_failures++ >= MAX_FAIL_LOG)
+		return;
+	va_start(ap, fmt);
+	printf("# FAIL: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+static void run_test(const char *name, void (*fn)(void))
+{
+	case_failures = 0;
+	fn();
+	test_no++;
+	if (case_failures) {
+		printf("# %s: %lu failing case(s)\n", name, case_failures);
+		printf("not ok %d - %s\n", test_no, name);
+		failed_tests++;
+	} else {
+		printf("ok %d - %s\n", test_no, name);
+	}
+	fflush(stdout);
+}
+
+/* ---- alpha representation ---------------------------------------------- */
+
+static void expect_u32(const char *what, uint32_t got, uint32_t want)
+{
+	if (got != want)
+		fail_case("%s = %" PRIu32 ", want %" PRIu32, what, got, want);
+}
+
+static void test_alpha_units(void)
+{
+	for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++) {
+		expect_u32("from_fp(to_fp(a)) == a",
+			   dctcp_alpha_from_fp(dctcp_alpha_to_fp(a)), a);
+		expect_u32("to_fp(a) == a * 1024", dctcp_alpha_to_fp(a), a * 1024);
+	}
+	expect_u32("to_fp(1025) clamps", dctcp_alpha_to_fp(1025), DCTCP_MAX_ALPHA_FP);
+	expect_u32("to_fp(UINT32_MAX) clamps", dctcp_alpha_to_fp(UINT32_MAX),
+		   DCTCP_MAX_ALPHA_FP);
+	expect_u32("from_fp(1023) rounds down", dctcp_alpha_from_fp(1023), 0);
+	expect_u32("from_fp(2^20)", dctcp_alpha_from_fp(1U << 20), 1024);
+}
+
+/* ---- reduced cwnd (ssthresh) ------------------------------------------ */
+
+/* Exact: ceil(cwnd * (1 - alpha / 2)), alpha = alpha_fp / 2^20, at least 2. */
+static uint32_t ref_reduced_cwnd(uint32_t cwnd, uint32_t alpha_fp)
+{
+	uint64_t num = (uint64_t)cwnd * ((1ULL << 21) - alpha_fp);
+	uint64_t r = (num + (1ULL << 21) - 1) >> 21;
+
+	return r < 2 ? 2 : (uint32_t)r;
+}
+
+static void check_reduced_cwnd(uint32_t cwnd, uint32_t alpha_fp)
+{
+	uint32_t got = dctcp_reduced_cwnd(cwnd, alpha_fp);
+	uint32_t want = ref_reduced_cwnd(cwnd, alpha_fp);
+	double model = fmax(2.0, (double)cwnd *
+				 (1.0 - alpha_fp / (2.0 * DCTCP_MAX_ALPHA_FP)));
+
+	if (got != want || fabs(got - model) >= 1.0)
+		fail_case("reduced_cwnd(cwnd=%" PRIu32 ", alpha_fp=%" PRIu32
+			  ") = %" PRIu32 ", exact %" PRIu32 ", float %.3f",
+			  cwnd, alpha_fp, got, want, model);
+	if (got < 2 || (cwnd >= 2 && got > cwnd))
+		fail_case("reduced_cwnd(cwnd=%" PRIu32 ", alpha_fp=%" PRIu32
+			  ") = %" PRIu32 " outside [2, cwnd]",
+			  cwnd, alpha_fp, got);
+}
+
+static void test_cwnd_exhaustive(void)
+{
+	/* every reported alpha for windows up to 2048 segments ... */
+	for (uint32_t cwnd = 0; cwnd <= 2048; cwnd++)
+		for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++)
+			check_reduced_cwnd(cwnd, dctcp_alpha_to_fp(a));
+	/* ... and every internal alpha for small ones */
+	for (uint32_t cwnd = 0; cwnd <= 12; cwnd++)
+		for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA_FP; a++)
+			check_reduced_cwnd(cwnd, a);
+}
+
+static void test_cwnd_random(void)
+{
+	for (int i = 0; i < RANDOM_ROUNDS; i++)
+		check_reduced_cwnd(rnd_counter(),
+				   rnd_below(DCTCP_MAX_ALPHA_FP + 1));
+}
+
+static void test_cwnd_edges(void)
+{
+	static const uint32_t cwnds[] = { 0, 1, 2, 3, 4, 10, 1U << 22,
+					  (1U << 22) + 1, UINT32_MAX - 1,
+					  UINT32_MAX };
+	const uint32_t max = DCTCP_MAX_ALPHA_FP;
+
+	for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++) {
+		expect_u32("cwnd 2 never goes below 2",
+			   dctcp_reduced_cwnd(2, dctcp_alpha_to_fp(a)), 2);
+		expect_u32("cwnd 0 is floored to 2",
+			   dctcp_reduced_cwnd(0, dctcp_alpha_to_fp(a)), 2);
+	}
+	for (size_t i = 0; i < sizeof(cwnds) / sizeof(cwnds[0]); i++) {
+		uint32_t c = cwnds[i];
+
+		expect_u32("alpha 0 keeps cwnd", dctcp_reduced_cwnd(c, 0),
+			   c < 2 ? 2 : c);
+		expect_u32("alpha 1024 halves cwnd (rounded up)",
+			   dctcp_reduced_cwnd(c, max), c < 4 ? 2 : c - c / 2);
+		/* Out-of-range alpha is treated as 1.0, not wrapped. */
+		expect_u32("alpha > 1.0 is clamped",
+			   dctcp_reduced_cwnd(c, UINT32_MAX),
+			   dctcp_reduced_cwnd(c, max));
+		check_reduced_cwnd(c, 1);
+		check_reduced_cwnd(c, max - 1);
+	}
+	/* The 32-bit product cwnd * alpha of the 3.18 code wraps here. */
+	expect_u32("cwnd 2^22 alpha 1024", dctcp_reduced_cwnd(1U << 22, max),
+		   1U << 21);
+}
+
+/* ---- alpha update ------------------------------------------------------ */
+
+/*
+ * Specification of dctcp_next_alpha(), checked against exact rationals
+ * (alpha in 1/2^20 units, s = shift_g, g = 1/2^s):
+ *
+ *   exact = (1 - g) * alpha + g * F * 2^20 = num / den with
+ *   num = alpha * (2^s - 1) * total + marked * 2^20, den = 2^s * total.
+ *
+ * - total == 0 or marked == 0: the result is the decayed alpha alone,
+ *   alpha - (alpha >> s), or 0 once that shift is 0 (decay to zero).
+ * - otherwise |result - exact| < 1: only the two terms are truncated, and
+ *   (1 - g) * alpha is rounded up by less than alpha * g < 1 when alpha < 2^s.
+ * - always 0 <= result <= 2^20.
+ */
+static void check_next_alpha(uint32_t alpha, uint32_t marked, uint32_t total,
+			     uint32_t s)
+{
+	uint32_t got = dctcp_next_alpha(alpha, marked, total, s);
+	uint32_t decayed = (alpha >> s) ? alpha - (alpha >> s) : 0;
+	u128 num, den, lhs, err;
+
+	if (got > DCTCP_MAX_ALPHA_FP) {
+		fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
+			  ", g=1/2^%" PRIu32 ") = %" PRIu32 " > 2^20",
+			  alpha, marked, total, s, got);
+		return;
+	}
+
+	if (!total || !marked) {
+		if (got != decayed)
+			fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
+				  ", g=1/2^%" PRIu32 ") = %" PRIu32
+				  ", want pure decay %" PRIu32,
+				  alpha, marked, total, s, got, decayed);
+		return;
+	}
+
+	num = (u128)alpha * ((1U << s) - 1) * total +
+	      ((u128)marked << DCTCP_ALPHA_FP_SHIFT);
+	den = (u128)total << s;
+	lhs = (u128)got * den;
+	err = lhs >= num ? lhs - num : num - lhs;
+
+	/* |got - num/den| < 1  <=>  |got * den - num| < den */
+	if (err >= den) {
+		double g = 1.0 / (1U << s);
+		double model = (1 - g) * alpha +
+			       g * (double)DCTCP_MAX_ALPHA_FP * marked / total;
+
+		fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
+			  ", g=1/2^%" PRIu32 ") = %" PRIu32
+			  ", exact %.4f: too far off",
+			  alpha, marked, total, s, got, model);
+	}
+}
+
+static void test_alpha_exhaustive(void)
+{
+	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+		for (uint32_t total = 0; total <= 32; total++) {
+			for (uint32_t marked = 0; marked <= total; marked++) {
+				/* every reported alpha ... */
+				for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++)
+					check_next_alpha(dctcp_alpha_to_fp(a),
+							 marked, total, s);
+				/* ... and every internal one below 2 */
+				for (uint32_t a = 0; a < 2048; a++)
+					check_next_alpha(a, marked, total, s);
+			}
+		}
+	}
+}
+
+static void test_alpha_random(void)
+{
+	for (int i = 0; i < RANDOM_ROUNDS; i++) {
+		uint32_t total = rnd_counter();
+		uint32_t marked = total ? (uint32_t)(rnd64() % ((uint64_t)total + 1)) : 0;
+
+		/* Fully marked and unmarked RTTs are common: test them. */
+		if (!rnd_below(8))
+			marked = rnd_below(2) ? total : 0;
+		check_next_alpha(rnd_below(DCTCP_MAX_ALPHA_FP + 1), marked,
+				 total, rnd_below(DCTCP_MAX_SHIFT_G + 1));
+	}
+}
+
+/* Against a floating-point model: mean error well below one internal unit. */
+static void test_alpha_float_model(void)
+{
+	double err_sum = 0, err_max = 0;
+	int n = 0;
+
+	for (int i = 0; i < RANDOM_ROUNDS / 4; i++) {
+		uint32_t s = rnd_below(DCTCP_MAX_SHIFT_G + 1);
+		uint32_t alpha = (1U << s) +
+				 rnd_below(DCTCP_MAX_ALPHA_FP + 1 - (1U << s));
+		uint32_t total = 1 + rnd_below(UINT32_MAX);
+		uint32_t marked = (uint32_t)(rnd64() % ((uint64_t)total + 1));
+		double g = 1.0 / (1U << s);
+		double model = (1 - g) * alpha +
+			       g * (double)DCTCP_MAX_ALPHA_FP * marked / total;
+		double err = fabs(dctcp_next_alpha(alpha, marked, total, s) - model);
+
+		err_sum += err;
+		err_max = fmax(err_max, err);
+		n++;
+	}
+	printf("# float model: |error| mean %.4f max %.4f (1/2^20 units), %d cases\n",
+	       err_sum / n, err_max, n);
+	if (err_sum / n >= 1.0 || err_max >= 1.0 + 1e-6)
+		fail_case("error mean %.4f max %.4f", err_sum / n, err_max);
+}
+
+static void expect_alpha(const char *what, uint32_t alpha_fp, uint32_t marked,
+			 uint32_t total, uint32_t s, uint32_t want)
+{
+	expect_u32(what, dctcp_alpha_from_fp(dctcp_next_alpha(alpha_fp, marked,
+							      total, s)),
+		   want);
+}
+
+/* Expected values in reported (1/1024) units. */
+static void test_alpha_edges(void)
+{
+	const uint32_t max = UINT32_MAX, one = DCTCP_MAX_ALPHA_FP;
+
+	/* g = 1 (shift 0): alpha is exactly F, history is forgotten. */
+	expect_alpha("g=1, F=1", 0, max, max, 0, 1024);
+	expect_alpha("g=1, F=0", one, 0, max, 0, 0);
+	expect_alpha("g=1, F=1/2", one, 1U << 31, max, 0, 512);
+	expect_alpha("g=1, F=(2^32-2)/(2^32-1)", 0, max - 1, max, 0, 1023);
+	/* g = 1/1024 (shift 10) */
+	expect_alpha("g=1/1024, alpha 0, F=1", 0, max, max, 10, 1);
+	expect_alpha("g=1/1024, alpha 1024, F=1", one, max, max, 10, 1024);
+	expect_alpha("g=1/1024, alpha 1024, F=0", one, 0, max, 10, 1023);
+	expect_alpha("g=1/1024, alpha 1023, F=0 (no early drop to 0)",
+		     dctcp_alpha_to_fp(1023), 0, max, 10, 1022);
+	expect_alpha("g=1/1024, alpha 1, F=1 (grows: mainline sticks at 1)",
+		     dctcp_alpha_to_fp(1), max, max, 10, 1);
+	expect_u32("g=1/1024, alpha 1, F=1, internal",
+		   dctcp_next_alpha(1024, max, max, 10), 2047);
+	/* Default g = 1/16. */
+	expect_alpha("g=1/16, alpha 0, F=1", 0, max, max, 4, 64);
+	expect_alpha("g=1/16, alpha 1024, F=1", one, max, max, 4, 1024);
+	expect_alpha("g=1/16, alpha 1024, F=0", one, 0, 1, 4, 960);
+	expect_u32("g=1/16, internal alpha 15, F=0 decays to 0",
+		   dctcp_next_alpha(15, 0, 10, 4), 0);
+	/* Counters near 2^32: a 32-bit "marked << 10" wraps. */
+	expect_alpha("marked 2^31, total 2^32-1, g=1", 0, 1U << 31, max, 0, 512);
+	expect_alpha("marked 2^22, total 2^22, g=1", 0, 1U << 22, 1U << 22, 0, 1024);
+	expect_alpha("marked 2^32-1, total 2^32-1, g=1/2", 0, max, max, 1, 512);
+	/* More marks than acked (counters sampled racily) stays at 1.0. */
+	expect_alpha("marked > total saturates, g=1", 0, 10, 5, 0, 1024);
+	expect_alpha("marked > total saturates, g=1/16", one, max, 1, 4, 1024);
+	/* Empty RTT: only decay. */
+	expect_alpha("total 0, alpha 1024", one, 0, 0, 4, 960);
+	expect_alpha("total 0, marked > 0 ignored", one, 5, 0, 4, 960);
+	/* Defensive clamps (the module's param setters already reject these). */
+	expect_u32("shift_g 11 acts as 10", dctcp_next_alpha(one, 0, 1, 11),
+		   one - 1024);
+	expect_u32("shift_g 32 acts as 10", dctcp_next_alpha(0, max, max, 32),
+		   1024);
+	expect_alpha("alpha > 1.0 acts as 1.0", UINT32_MAX, 0, 1, 4, 960);
+}
+
+/* Without marks alpha falls strictly monotonically to exactly 0. */
+static void test_alpha_decays_to_zero(void)
+{
+	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+		int worst = 0;
+
+		for (uint32_t start = 0; start <= DCTCP_MAX_ALPHA; start++) {
+			uint32_t alpha = dctcp_alpha_to_fp(start);
+			int steps = 0;
+
+			while (alpha && steps < 1000000) {
+				uint32_t next = dctcp_next_alpha(alpha, 0, 1000, s);
+
+				if (next >= alpha) {
+					fail_case("g=1/2^%" PRIu32 ": alpha_fp %" PRIu32
+						  " -> %" PRIu32 " without marks",
+						  s, alpha, next);
+					break;
+				}
+				alpha = next;
+				steps++;
+			}
+			if (alpha)
+				fail_case("g=1/2^%" PRIu32 ": alpha %" PRIu32
+					  " never reaches 0 (stuck at %" PRIu32 ")",
+					  s, start, alpha);
+			if (steps > worst)
+				worst = steps;
+		}
+		if (s == 4 || s == 10)
+			printf("# g=1/2^%" PRIu32 ": alpha 1024 -> 0 in at most %d RTTs\n",
+			       s, worst);
+	}
+}
+
+/* With constant F, alpha settles within 2^s internal units (at most one
+ * reported unit) of F, from above and from below, for every g: the fixed
+ * points of the update are (F * 2^20 - 2^s, F * 2^20 + 2^s). A 10-bit
+ * update with mainline's decay rule settles at g * F instead for g <= 1/64.
+ */
+static void test_alpha_tracks_f(void)
+{
+	static const uint32_t fractions[][2] = {
+		{ 0, 1 }, { 1, 1000 }, { 1, 7 }, { 1, 2 }, { 999, 1000 }, { 1, 1 },
+	};
+
+	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+		for (size_t f = 0; f < 6; f++) {
+			uint32_t m = fractions[f][0], t = fractions[f][1];
+			double want = (double)DCTCP_MAX_ALPHA_FP * m / t;
+
+			for (uint32_t start = 0; start <= 1; start++) {
+				uint32_t alpha = start ? DCTCP_MAX_ALPHA_FP : 0;
+
+				for (int i = 0; i < 200000; i++)
+					alpha = dctcp_next_alpha(alpha, m, t, s);
+				if (fabs(alpha - want) >= (1U << s) &&
+				    !(m == 0 && alpha == 0))
+					fail_case("g=1/2^%" PRIu32 ", F=%" PRIu32 "/%" PRIu32
+						  ", from %s: alpha settles at %.2f, want %.2f +- %.2f",
+						  s, m, t, start ? "1024" : "0",
+						  alpha / 1024.0, want / 1024.0,
+						  (1U << s) / 1024.0);
+			}
+		}
+	}
+}
+
+/* More marks never give a smaller alpha; a larger alpha stays larger. */
+static void test_alpha_monotonic(void)
+{
+	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+		for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++) {
+			uint32_t alpha = dctcp_alpha_to_fp(a);
+			uint32_t prev = 0;
+
+			for (uint32_t marked = 0; marked <= 100; marked++) {
+				uint32_t got = dctcp_next_alpha(alpha, marked, 100, s);
+
+				if (got < prev)
+					fail_case("g=1/2^%" PRIu32 " alpha %" PRIu32
+						  ": marked %" PRIu32 " gives %" PRIu32
+						  " < %" PRIu32, s, alpha, marked,
+						  got, prev);
+				prev = got;
+			}
+			if (alpha && dctcp_next_alpha(alpha, 30, 100, s) <
+				     dctcp_next_alpha(alpha - 1, 30, 100, s))
+				fail_case("g=1/2^%" PRIu32 ": not monotonic in alpha at %"
+					  PRIu32, s, alpha);
+		}
+	}
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "alpha units: reported 1/1024 <-> internal 1/2^20", test_alpha_units },
+	{ "reduced_cwnd exhaustive (cwnd 0..2048 x alpha 0..1024, cwnd 0..12 x all internal alpha)", test_cwnd_exhaustive },
+	{ "reduced_cwnd random cwnd over 32 bits", test_cwnd_random },
+	{ "reduced_cwnd edges (cwnd 2, alpha 0/1024, 2^22, 2^32-1)", test_cwnd_edges },
+	{ "next_alpha exhaustive (alpha 0..1024 and low internal x g 0..10 x marked<=total<=32)", test_alpha_exhaustive },
+	{ "next_alpha random counters over 32 bits", test_alpha_random },
+	{ "next_alpha vs float model", test_alpha_float_model },
+	{ "next_alpha edges (alpha 0/1024, g 0/10, counters near 2^32)", test_alpha_edges },
+	{ "next_alpha decays to exactly 0 without marks", test_alpha_decays_to_zero },
+	{ "next_alpha settles within 1/1024 of constant F for every g", test_alpha_tracks_f },
+	{ "next_alpha monotonic in marks and in alpha", test_alpha_monotonic },
+};
+
+int main(void)
+{
+	const char *env = getenv("DCTCP_UNIT_SEED");
+	uint64_t seed;
+
+	seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
+	rng_state = seed ? seed : 1;
+
+	printf("TAP version 13\n");
+	printf("1..%zu\n", sizeof(tests) / sizeof(tests[0]));
+	printf("# seed %" PRIu64 " (replay: DCTCP_UNIT_SEED=%" PRIu64 ")\n",
+	       seed, seed);
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		run_test(tests[i].name, tests[i].fn);
+
+	printf("# %d of %d tests failed\n", failed_tests, test_no);
+	return failed_tests ? 1 : 0;
+}
