@@ -48,8 +48,8 @@
 struct dctcp {
 	u32 old_delivered;	/* tp->delivered when this RTT began */
 	u32 old_delivered_ce;	/* tp->delivered_ce when this RTT began */
-	u32 prior_rcv_nxt;	/* rcv_nxt before the last received segment */
-	u32 alpha_fp;		/* marked fraction EWMA, 0..DCTCP_MAX_ALPHA_FP */
+	u32 prior_rcv_nxt;	/* rcv_nxt at the last CE state update */
+	u32 alpha_fp;		/* marked fraction EWMA, 1/2^20 units */
 	u32 next_seq;		/* snd_nxt when this RTT began: its end */
 	u32 ce_state;		/* 1 iff the last received segment had CE */
 	u32 loss_cwnd;		/* cwnd before the last reduction, for undo */

@@ -32,11 +32,10 @@ static inline __u64 div_u64(__u64 dividend, __u32 divisor)
 }
 #endif
 
-#define DCTCP_ALPHA_SHIFT	10U	/* reported alpha: 1/1024 units */
-#define DCTCP_MAX_ALPHA		(1U << DCTCP_ALPHA_SHIFT)
+#define DCTCP_MAX_ALPHA		1024U	/* 1.0 as reported: 2^10 */
 #define DCTCP_MAX_SHIFT_G	10U	/* g >= 1/1024 */
-#define DCTCP_ALPHA_FP_SHIFT	(DCTCP_ALPHA_SHIFT + DCTCP_MAX_SHIFT_G)
-#define DCTCP_MAX_ALPHA_FP	(1U << DCTCP_ALPHA_FP_SHIFT)
+#define DCTCP_ALPHA_FP_SHIFT	20U	/* 10 + DCTCP_MAX_SHIFT_G bits */
+#define DCTCP_MAX_ALPHA_FP	(DCTCP_MAX_ALPHA << DCTCP_MAX_SHIFT_G)
 
 /**
  * dctcp_alpha_to_fp() - internal alpha from a reported one

@@ -17,6 +17,8 @@ PACKAGES=(
 	linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1
 	# the QEMU harness and its guest userland
 	qemu-system-x86 busybox-static iproute2 iperf3 iputils-ping bash
+	# style checks
+	shellcheck
 	# checkpoint/restore client and plots
 	criu gnuplot-nox
 )

@@ -67,8 +67,8 @@ setup()		# $1: ecn sysctl value, $2: "red" or "fifo"
 
 wait_listen()
 {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		$SS -N "$RCV" -ltn 'sport = :5201' | grep -q LISTEN && return 0
 		sleep 0.05
 	done
@@ -79,7 +79,7 @@ wait_listen()
 # $1: label, $2: congestion control
 run()
 {
-	local label=$1 cc=$2 d=$OUT/$1 i
+	local label=$1 cc=$2 d=$OUT/$1
 
 	mkdir -p "$d"
 	$IP netns exec "$RCV" iperf3 -s -1 -D -I "$d/iperf3-s.pid"
@@ -87,23 +87,31 @@ run()
 	$IP netns exec "$SND" iperf3 -c 198.51.100.2 -C "$cc" -t "$SECS" \
 		-f m > "$d/iperf3.txt" 2>&1 &
 	local client=$!
-	$IP netns exec "$SND" ping -i 0.2 -c $((SECS * 5 - 5)) 198.51.100.2 \
+	# ECT(0) pings (TOS 2), as the seed's "ping -Q 0x6": RED marks them
+	# like the data instead of dropping them above K.
+	$IP netns exec "$SND" ping -Q 2 -i 0.2 -w $((SECS - 1)) 198.51.100.2 \
 		> "$d/ping.txt" 2>&1 &
 	local pinger=$!
 	sleep 1
-	for i in $(seq $(((SECS - 2) * 5))); do
+	# Sample the bottleneck and the socket until the flow ends: TCG makes
+	# every sample slow, so count on the flow's end, not on a fixed count.
+	while kill -0 "$client" 2>/dev/null; do
 		$TC -n "$SND" -s qdisc show dev veth0 parent 1:1 |
 			awk '/backlog/ { print $2 }' >> "$d/backlog.txt"
+		$SS -N "$SND" -tin 'dport = :5201' > "$d/ss.now"
+		grep -q bytes_acked "$d/ss.now" && mv "$d/ss.now" "$d/ss.txt"
 		sleep 0.2
 	done
-	$SS -N "$SND" -tin 'dport = :5201' > "$d/ss.txt"
 	wait "$client" "$pinger" || true
+	touch "$d/ss.txt" "$d/backlog.txt"
 	$TC -n "$SND" -s qdisc show dev veth0 > "$d/qdisc.txt"
 
 	R[$label.mbit]=$(awk '/receiver/ { for (i = 1; i < NF; i++)
 		if ($(i + 1) == "Mbits/sec") print $i }' "$d/iperf3.txt")
 	R[$label.ping]=$(awk -F/ '/^rtt|^round-trip/ { print $5 }' "$d/ping.txt")
-	R[$label.backlog]=$(sed 's/b$//; s/K$/000/' "$d/backlog.txt" |
+	# tc prints sizes as 1234b, 45Kb or 2Mb.
+	R[$label.backlog]=$(awk '{ v = $1 + 0 } /Kb$/ { v *= 1024 }
+		/Mb$/ { v *= 1048576 } { print v }' "$d/backlog.txt" |
 		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	R[$label.marked]=$(awk '/marked/ { for (i = 1; i < NF; i++)
 		if ($i == "marked") print $(i + 1) }' "$d/qdisc.txt" | head -n 1)

@@ -15,7 +15,8 @@
 # Exit status: 0 ok, 1 build failed or wrong vermagic, 2 usage/missing tools.
 set -eu
 
-readonly SRC_DIR="$(cd "$(dirname "$0")/../.." && pwd)"
+SRC_DIR="$(cd "$(dirname "$0")/../.." && pwd)"
+readonly SRC_DIR
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
 readonly SOURCES=(Kbuild tcp_dctcp.c include)
 
@@ -56,7 +57,7 @@ source_hash()
 	local kdir="$1" kver="$2"
 
 	{
-		echo "$kver $(readlink -f "$kdir") werror=$werror"
+		echo "$kver $(readlink -f "$kdir")"
 		stat -c '%n %s %Y' "$kdir/Module.symvers" "$kdir/include/generated/utsrelease.h" 2>/dev/null || true
 		(cd "$SRC_DIR" && find "${SOURCES[@]}" -type f -print0 | sort -z | xargs -0 sha256sum)
 	} | sha256sum | cut -d' ' -f1
@@ -118,6 +119,9 @@ main()
 	hash="$(source_hash "$kdir" "$kver")"
 	if [[ -f "$out/tcp_dctcp.ko" && "$(cat "$out/.src-hash" 2>/dev/null)" == "$hash" ]]; then
 		echo "build-module.sh: $kver: sources unchanged, reusing $out/tcp_dctcp.ko" >&2
+		if ((werror)) && grep -q 'warning:' "$out/build.log"; then
+			die 1 "the cached build had compiler warnings (--werror)"
+		fi
 	else
 		tmp_dir="$(mktemp -d "$CACHE/modbuild/.$kver.XXXXXX")"
 		build "$kdir" "$tmp_dir"

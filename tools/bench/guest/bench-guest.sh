@@ -31,6 +31,7 @@ MODE=quick
 IMPL=none		# ours | intree | none (host debugging: no dctcp)
 KO=/opt/dctcp/tcp_dctcp.ko
 INCAST_BIN=${INCAST_BIN:-$SELF_DIR/../incast}
+SAMPLER_BIN=${SAMPLER_BIN:-$SELF_DIR/../sampler}
 ALGOS=""
 SCENARIOS="queue incast converge alpha"
 
@@ -57,7 +58,6 @@ FAILED=0
 log() { echo "# $*"; }
 die() { echo "# ERROR: $*"; exit 1; }
 now() { echo "$EPOCHREALTIME"; }
-now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # run COMMAND in a namespace (ip netns exec remounts /sys: keep it for
 # long-lived programs; tc -n / ss -N / ip -n are used for quick queries)
@@ -120,7 +120,7 @@ listening() { ss -N "$1" -Htln "sport = :$2" | grep -q .; }
 # printed as "n=.. mean=.. ..." with keys prefixed by $1
 summarize()
 {
-	sort -n | awk -v pre="$1" '
+	sort -n | awk -v pre="$1" "$AWK_SQRT"'
 		{ v[NR] = $1; s += $1; ss += $1 * $1 }
 		function pct(p,  i) {
 			i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1
@@ -130,7 +130,7 @@ summarize()
 			if (NR == 0) { printf "%sn=0", pre; exit }
 			m = s / NR; var = ss / NR - m * m; if (var < 0) var = 0
 			printf "%sn=%d %smean=%.3f %ssd=%.3f %smin=%.3f %sp50=%.3f %sp90=%.3f %sp99=%.3f %smax=%.3f",
-				pre, NR, pre, m, pre, sqrt(var), pre, v[1], pre, pct(50),
+				pre, NR, pre, m, pre, root(var), pre, v[1], pre, pct(50),
 				pre, pct(90), pre, pct(99), pre, v[NR]
 		}'
 }
@@ -141,6 +141,10 @@ jain()
 	awk '{ s += $1; ss += $1 * $1; n++ }
 	     END { if (ss > 0) printf "%.4f", s * s / (n * ss); else printf "nan" }'
 }
+
+# Debian's busybox awk has no libm: no sqrt(), no ^.  Newton's method.
+readonly AWK_SQRT='function root(x,  r, i) { if (x <= 0) return 0; r = x < 1 ? 1 : x
+	for (i = 0; i < 100; i++) r = (r + x / r) / 2; return r }'
 
 csv_begin() { echo "CSV-BEGIN $1 $2"; }
 csv_end() { echo "CSV-END $1"; }
@@ -311,68 +315,19 @@ algo_bottleneck()
 }
 
 # ---- sampling --------------------------------------------------------------
-# sampler OUT SECONDS PORTS: every ~100 ms, the bottleneck queue and the
-# sender's sockets towards PORTS, raw, for parse_samples afterwards.
-# Time is kept in integer microseconds (bash arithmetic, no forks).
+# sampler OUT SECONDS PORTS: every 100 ms, the bottleneck queue and the
+# sender's sockets towards PORTS (tools/bench/sampler.c: netlink, no forks)
 sampler()
 {
-	local out=$1 secs=$2 ports=$3 filter="" p t0 next left
-
-	for p in $ports; do
-		filter="$filter or dport = :$p"
-	done
-	filter="( ${filter# or } )"
-	t0=${EPOCHREALTIME/./}
-	next=$t0
-	{
-		while [ $(( ${EPOCHREALTIME/./} - t0 )) -lt $((secs * 1000000)) ]; do
-			echo "T $EPOCHREALTIME"
-			echo "Q $(tc -n "$NS_SW" -s -j qdisc show dev "$BOTTLENECK" handle 10:)"
-			ss -N "$NS_SND" -tinOH state established "$filter" | sed 's/^/S /'
-			next=$((next + 100000))
-			left=$((next - ${EPOCHREALTIME/./}))
-			[ "$left" -le 0 ] || sleep "$(printf '%d.%06d' $((left / 1000000)) $((left % 1000000)))"
-		done
-	} > "$out"
+	"$SAMPLER_BIN" -q "$NS_SW:$BOTTLENECK:10" -s "$NS_SND" -p "$(echo $3 | tr ' ' ,)" \
+		-i 100 -t "$2" > "$1"
 }
 
-# parse_samples RAW T0: one CSV row per socket per sample
-#   t,backlog_b,qlen_p,marked,dport,bytes_acked,cwnd,alpha,ca,ecn
-# (a sample with no socket gives one row with dport 0)
+# parse_samples RAW T0: the sampler's rows with time relative to T0
+#   t,backlog_b,qlen_p,marked,dport,bytes_acked,cwnd,alpha,ca,ecn,srtt_us,delivered_ce
 parse_samples()
 {
-	awk -v t0="$2" '
-	function flush(  i) {
-		if (t == "") return
-		if (ns == 0) printf "%.3f,%d,%d,%d,0,0,0,-1,-,0\n", t - t0, bl, ql, mk
-		for (i = 1; i <= ns; i++) printf "%.3f,%d,%d,%d,%s\n", t - t0, bl, ql, mk, row[i]
-		ns = 0
-	}
-	function num(s, key,  r) {
-		if (!match(s, "\"" key "\":[0-9]+")) return 0
-		r = substr(s, RSTART, RLENGTH); sub(/.*:/, "", r); return r + 0
-	}
-	$1 == "T" { flush(); t = $2; bl = ql = mk = 0 }
-	$1 == "Q" { bl = num($0, "backlog"); ql = num($0, "qlen"); mk = num($0, "marked") }
-	$1 == "S" {
-		# local and peer address are the first two ADDR:PORT fields
-		na = 0
-		for (i = 2; i <= NF && na < 2; i++)
-			if ($i ~ /^[0-9.]+:[0-9]+$/) { na++; peer = $i }
-		sub(/.*:/, "", peer)
-		acked = 0; cwnd = 0; alpha = -1; ca = "-"; ecn = 0
-		for (; i <= NF; i++) {
-			if ($i ~ /^bytes_acked:/) { acked = $i; sub(/.*:/, "", acked) }
-			else if ($i ~ /^cwnd:/) { cwnd = $i; sub(/.*:/, "", cwnd) }
-			else if ($i == "ecn") ecn = 1
-			else if ($i ~ /^(cubic|reno|dctcp|dctcp-reno|bbr)$/) ca = $i
-			else if ($i ~ /^dctcp:\(.*alpha:/) {
-				alpha = $i; sub(/.*alpha:/, "", alpha); sub(/[,)].*/, "", alpha)
-			}
-		}
-		row[++ns] = peer "," acked "," cwnd "," alpha "," ca "," ecn
-	}
-	END { flush() }' "$1"
+	awk -F, -v t0="$2" 'BEGIN { OFS = "," } { $1 = sprintf("%.3f", $1 - t0); print }' "$1"
 }
 
 # check_socket_config SAMPLES_CSV: the busiest socket must run the algorithm
@@ -613,24 +568,25 @@ scenario_converge()
 	# flow over time, time until both are within 20% of the fair share for
 	# 3 bins in a row
 	local stats
-	stats=$(awk -F, -v cap="$(awk -v c="$RATE_MBIT" -v m=$MSS -v w=$MTU_WIRE 'BEGIN { print c * m / w }')" '
+	stats=$(awk -F, -v cap="$(awk -v c="$RATE_MBIT" -v m=$MSS -v w=$MTU_WIRE 'BEGIN { print c * m / w }')" "$AWK_SQRT"'
 	{ t[NR] = $2; x[NR] = $3; y[NR] = $4 }
 	END {
 		for (i = 1; i <= NR; i++) if (y[i] > 0) { if (!js) js = i; je = i }
 		if (!js) { print "join_s=nan"; exit }
 		for (i = js + 1; i < je; i++) {		# skip the partial bins at the edges
-			n++; s1 += x[i]; s2 += y[i]; q1 += x[i] ^ 2; q2 += y[i] ^ 2
-			sj += (x[i] + y[i]) ^ 2 / (2 * (x[i] ^ 2 + y[i] ^ 2) + 1e-9)
-			if (!conv && x[i] > 0 && y[i] > 0 && (x[i] - y[i]) ^ 2 <= (0.2 * (x[i] + y[i])) ^ 2) {
+			n++; s1 += x[i]; s2 += y[i]; q1 += x[i] * x[i]; q2 += y[i] * y[i]
+			sj += (x[i] + y[i]) * (x[i] + y[i]) / (2 * (x[i] * x[i] + y[i] * y[i]) + 1e-9)
+			d = x[i] - y[i]; if (d < 0) d = -d
+			if (!conv && x[i] > 0 && y[i] > 0 && d <= 0.2 * (x[i] + y[i])) {
 				run++; if (run == 3) conv = t[i - 2] - t[js]
 			} else if (!conv) run = 0
 		}
 		m1 = n ? s1 / n : 0; m2 = n ? s2 / n : 0
-		sd1 = n ? sqrt(q1 / n - m1 ^ 2 + 1e-12) : 0; sd2 = n ? sqrt(q2 / n - m2 ^ 2 + 1e-12) : 0
+		sd1 = n ? root(q1 / n - m1 * m1) : 0; sd2 = n ? root(q2 / n - m2 * m2) : 0
 		rec = "nan"
-		for (i = je + 1; i <= NR; i++) if (x[i] >= 0.8 * cap) { rec = t[i] - t[je]; break }
+		for (i = je + 1; i <= NR; i++) if (x[i] >= 0.8 * cap) { rec = sprintf("%.1f", t[i] - t[je]); break }
 		printf "join_s=%.1f leave_s=%.1f shared_bins=%d flow1_mbit=%.2f flow2_mbit=%.2f", t[js], t[je], n, m1, m2
-		printf " flow1_sd_mbit=%.2f flow2_sd_mbit=%.2f jain_of_means=%.4f jain_per_bin=%.4f", sd1, sd2, (m1 + m2) ^ 2 / (2 * (m1 ^ 2 + m2 ^ 2) + 1e-9), n ? sj / n : 0
+		printf " flow1_sd_mbit=%.2f flow2_sd_mbit=%.2f jain_of_means=%.4f jain_per_bin=%.4f", sd1, sd2, (m1 + m2) * (m1 + m2) / (2 * (m1 * m1 + m2 * m2) + 1e-9), n ? sj / n : 0
 		printf " converge_s=%s recover_s=%s", conv ? sprintf("%.1f", conv) : "nan", rec
 	}' "$WORK/c-$algo.bins")
 	echo "RESULT scenario=converge algo=$algo alone_s=$pre together_s=$mid $stats $cfg"
@@ -692,7 +648,7 @@ scenario_alpha()
 
 	# per phase: mean alpha / backlog / goodput over its second half, and
 	# the fluid-model prediction alpha ~ sqrt(2 / W*), W* = (C*RTT + K)/MSS
-	awk -F, -v a="$algo" -v c="$RATE_MBIT" -v rtt="$BASE_RTT_MS" -v mss=$MSS -v secs="$secs" -v pf="$WORK/a-$algo.phases" '
+	awk -F, -v a="$algo" -v c="$RATE_MBIT" -v rtt="$BASE_RTT_MS" -v mss=$MSS -v secs="$secs" -v pf="$WORK/a-$algo.phases" "$AWK_SQRT"'
 	BEGIN { while ((getline l < pf) > 0) { split(l, f, " "); np++; ps[np] = f[2]; pk[np] = f[3] } }
 	{
 		for (j = np; j >= 1; j--) if ($2 >= ps[j]) break
@@ -704,9 +660,14 @@ scenario_alpha()
 	END {
 		for (j = 1; j <= np; j++) {
 			w = (c * 1e6 / 8 * rtt / 1000 + pk[j]) / mss
-			printf "RESULT scenario=alpha algo=%s phase=%d k_bytes=%d samples=%d alpha_mean=%.1f alpha_theory=%.1f q_kb_mean=%.1f goodput_mbit=%.2f\n", \
-				a, j, pk[j], n[j], n[j] ? al[j] / n[j] : -1, 1024 * sqrt(2 / w) > 1024 ? 1024 : 1024 * sqrt(2 / w), \
-				n[j] ? bl[j] / n[j] / 1000 : 0, lt[j] > ft[j] ? (lb[j] - fb[j]) * 8 / (lt[j] - ft[j]) / 1e6 : 0
+			model = 1024 * root(2 / w)
+			if (model > 1024)
+				model = 1024
+			am = n[j] ? al[j] / n[j] : -1
+			qm = n[j] ? bl[j] / n[j] / 1000 : 0
+			gp = lt[j] > ft[j] ? (lb[j] - fb[j]) * 8 / (lt[j] - ft[j]) / 1e6 : 0
+			printf "RESULT scenario=alpha algo=%s phase=%d k_bytes=%d samples=%d", a, j, pk[j], n[j]
+			printf " alpha_mean=%.1f alpha_theory=%.1f q_kb_mean=%.1f goodput_mbit=%.2f\n", am, model, qm, gp
 		}
 	}' "$WORK/a-$algo.ts"
 	echo "RESULT scenario=alpha algo=$algo phase=all $cfg"
@@ -732,6 +693,7 @@ parse_args()
 		--impl) IMPL=$2; shift ;;
 		--ko) KO=$2; shift ;;
 		--incast) INCAST_BIN=$2; shift ;;
+		--sampler) SAMPLER_BIN=$2; shift ;;
 		--algos) ALGOS=$2; shift ;;
 		--scenarios) SCENARIOS=$2; shift ;;
 		*) usage ;;
@@ -771,6 +733,7 @@ main()
 		need "$t" "$(case $t in ping) echo iputils-ping;; iperf3) echo iperf3;; awk|sort) echo busybox-static;; *) echo iproute2;; esac)"
 	done
 	[ -x "$INCAST_BIN" ] || die "incast helper $INCAST_BIN missing: build it with make -C tools/bench"
+	[ -x "$SAMPLER_BIN" ] || die "sampler helper $SAMPLER_BIN missing: build it with make -C tools/bench"
 	WORK=$(mktemp -d /tmp/bench.XXXXXX)
 
 	load_modules

@@ -150,15 +150,15 @@ download_image()
 
 populate()
 {
-	local dest=$1 new deb
+	local dest=$1 new debs
 
 	mkdir -p "$TMP/deb" "$TMP/x"
 	# apt's _apt sandbox user must be able to write the download dir
 	chmod 755 "$TMP"
 	chown _apt "$TMP/deb" 2>/dev/null || true
 	download_image
-	deb=$(ls "$TMP"/deb/linux-image-*.deb | head -n1)
-	dpkg-deb -x "$deb" "$TMP/x"
+	debs=("$TMP"/deb/linux-image-*.deb)
+	dpkg-deb -x "${debs[0]}" "$TMP/x"
 
 	new=$(mktemp -d "$CACHE/kernels/.new-$NAME.XXXXXX")
 	cp "$TMP/x/boot/vmlinuz-$KVER" "$new/vmlinuz"

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash disable=SC1091
 #
 # PID 1 of a vm-run.sh guest (busybox sh).
 #
 # Mounts the usual filesystems, runs /etc/vm-run/cmd under bash with its
-# stdout+stderr on the second serial port (the host streams it), writes
+# stdout+stderr piped to the second serial port (the host streams it), writes
 # an exit marker there, dumps dmesg on the console and reboots; the host
 # runs QEMU with -no-reboot, so the reboot ends QEMU.
 
@@ -45,19 +46,43 @@ drain()
 	stty -F "$1" raw -echo 2>/dev/null
 }
 
+# Kill everything but PID 1 and $1: leftover background jobs of the
+# command must not keep its output pipe open.
+kill_leftovers()
+{
+	local pid
+
+	for pid in /proc/[0-9]*; do
+		pid=${pid#/proc/}
+		[ "$pid" = 1 ] || [ "$pid" = "$1" ] || kill -9 "$pid" 2>/dev/null
+	done
+}
+
+# The command writes into a pipe, not the tty, so it sees the same kind
+# of stdout as under a CI runner (no colours, no column layout).
 run_cmd()
 {
-	local rc
+	local rc cat_pid i=0
 
 	if [ ! -c "$OUT" ]; then
 		say "no $OUT (kernel has one UART?): command output goes to the console"
 		OUT=$CON
 	fi
 	drain "$OUT"
+	mkfifo /run/vm-run.out
+	cat /run/vm-run.out >"$OUT" &
+	cat_pid=$!
 	cd /
 	/bin/bash -c 'set -a; . /etc/vm-run/env; set +a; exec /bin/bash /etc/vm-run/cmd' \
-		</dev/null >"$OUT" 2>&1
+		</dev/null >/run/vm-run.out 2>&1
 	rc=$?
+	kill_leftovers "$cat_pid"
+	while kill -0 "$cat_pid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill "$cat_pid" 2>/dev/null
+	wait "$cat_pid"
 	# \001 delimits the marker so it can follow output with no newline
 	printf '\001VMRUN-EXIT=%d\001\n' "$rc" >"$OUT"
 	drain "$OUT"
@@ -66,7 +91,7 @@ run_cmd()
 
 finish()
 {
-	local rc=$1
+	local rc="$1"
 
 	if [ "${VMRUN_KMEMLEAK:-0}" = 1 ] && [ -w /sys/kernel/debug/kmemleak ]; then
 		echo scan >/sys/kernel/debug/kmemleak

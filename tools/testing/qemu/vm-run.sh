@@ -35,11 +35,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 QEMU=${QEMU:-qemu-system-x86_64}
 
-NET_KMODS="veth sch_tbf sch_red sch_netem sch_htb sch_prio sch_ingress
-cls_u32 cls_matchall act_mirred sch_fq_codel tcp_diag inet_diag udp_diag"
+NET_KMODS=(veth sch_tbf sch_red sch_netem sch_htb sch_prio sch_ingress
+	   cls_u32 cls_matchall act_mirred sch_fq_codel tcp_diag inet_diag
+	   udp_diag)
 
 # busybox applets that must not shadow the real tools we ship
-NO_APPLETS="ip tc ss nstat ping ping6 bash iperf3 init linuxrc"
+NO_APPLETS="ip tc ss nstat ping ping6 bash iperf3 init linuxrc pgrep pkill
+mountpoint jq"
 # real binaries: host path -> guest path
 USERLAND_BINS="/bin/bash:/bin/bash
 /bin/ip:/usr/sbin/ip
@@ -48,6 +50,11 @@ USERLAND_BINS="/bin/bash:/bin/bash
 /usr/bin/nstat:/usr/sbin/nstat
 /usr/bin/iperf3:/usr/bin/iperf3
 /bin/ping:/bin/ping"
+# shipped when the host has them (procps, util-linux, jq)
+OPTIONAL_BINS="/usr/bin/pgrep:/usr/bin/pgrep
+/usr/bin/pkill:/usr/bin/pkill
+/usr/bin/mountpoint:/usr/bin/mountpoint
+/usr/bin/jq:/usr/bin/jq"
 
 KDIR=
 KVER=
@@ -76,6 +83,7 @@ log()
 	echo "vm-run: $*" >&2
 }
 
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup()
 {
 	if [ -n "$WORK" ]; then
@@ -109,7 +117,7 @@ parse_args()
 		--file)		FILES+=("${2:?}"); shift ;;
 		--bin)		BINS+=("${2:?}"); shift ;;
 		--kmod)		KMODS+=("${2:?}"); shift ;;
-		--net-kmods)	KMODS+=($NET_KMODS) ;;
+		--net-kmods)	KMODS+=("${NET_KMODS[@]}") ;;
 		--env)		ENVS+=("${2:?}"); shift ;;
 		--timeout)	TIMEOUT=${2:?}; shift ;;
 		--mem)		MEM=${2:?}; shift ;;
@@ -167,6 +175,15 @@ install_bin()
 # Bump when build_userland() changes.
 USERLAND_LAYOUT=1
 
+optional_bins()
+{
+	local spec
+
+	for spec in $OPTIONAL_BINS; do
+		[ ! -x "${spec%%:*}" ] || echo "$spec"
+	done
+}
+
 # All inputs of the cached userland: if none changed, reuse the cpio.
 userland_key()
 {
@@ -175,8 +192,9 @@ userland_key()
 	{
 		echo "$USERLAND_LAYOUT $NO_APPLETS $USERLAND_BINS"
 		cat "$HERE/guest-init.sh"
-		for spec in $USERLAND_BINS; do
+		for spec in $USERLAND_BINS $(optional_bins); do
 			src=${spec%%:*}
+			# shellcheck disable=SC2046 # paths without blanks
 			stat -L -c '%n %s %Y' "$src" $(lib_closure "$src")
 		done
 		stat -L -c '%n %s %Y' /bin/busybox
@@ -204,7 +222,8 @@ build_userland()
 		esac
 		[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
 	done
-	for spec in $USERLAND_BINS; do
+	for spec in $USERLAND_BINS $(optional_bins); do
+		[ -e "$root${spec#*:}" ] && rm -f "$root${spec#*:}"
 		install_bin "$root" "${spec%%:*}" "${spec#*:}"
 	done
 	ln -s ping "$root/bin/ping6"
@@ -249,9 +268,13 @@ userland_cpio()
 			chmod 644 "$tmp"
 			mv "$tmp" "$file"
 			rm -rf "$WORK/userland"
+			# drop userlands no run has used for a week
+			find "$CACHE/initramfs" -name 'userland-*.cpio' \
+				-mtime +7 -delete
 		fi
 		exec {fd}>&-
 	fi
+	touch "$file" 2>/dev/null || true	# mtime = last use
 	echo "$file"
 }
 
@@ -324,7 +347,9 @@ install_kmods()
 		sed -i 's/\.ko\.\(xz\|zst\|gz\)$/.ko/' "$dst/modules.order"
 	if [ ${#KMODS[@]} -gt 0 ]; then
 		[ -d "$tree" ] || die "kernel $KDIR has no module tree ($tree)"
-		for f in $(resolve_kmods "${KMODS[@]}" | sort -u); do
+		resolve_kmods "${KMODS[@]}" >"$WORK/kmods"
+		sort -u -o "$WORK/kmods" "$WORK/kmods"
+		while read -r f; do
 			rel=${f#"$tree"/}
 			mkdir -p "$dst/$(dirname "$rel")"
 			case "$f" in
@@ -334,7 +359,7 @@ install_kmods()
 			*)        cp "$f" "$dst/$rel" ;;
 			esac
 			n=$((n + 1))
-		done
+		done <"$WORK/kmods"
 	fi
 	depmod -b "$root" "$KVER" 2>&1 | grep -v 'No such file' >&2 || true
 	[ $n -eq 0 ] || log "$n kernel modules added"
@@ -377,8 +402,9 @@ build_run_cpio()
 	for spec in "${FILES[@]}"; do
 		src=${spec%%:*}
 		dst=${spec#*:}
-		[ "$src" != "$spec" ] && [ "${dst#/}" != "$dst" ] ||
+		if [ "$src" = "$spec" ] || [ "${dst#/}" = "$dst" ]; then
 			die "--file wants SRC:/abs/DST, got '$spec'"
+		fi
 		[ -f "$src" ] || die "--file: $src not found"
 		case "$dst" in
 		*/) dst=$dst${src##*/} ;;
@@ -395,26 +421,31 @@ build_run_cpio()
 # ---------------------------------------------------------------------
 # running the guest
 
-# Forward the guest's command output; catch (and hide) the exit marker.
+# Forward the guest's command output live; catch (and hide) the exit
+# marker, writing the status it carries to $WORK/status.
 stream_output()
 {
-	local line pre st
+	local interactive=
 
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line//$'\r'/}
-		case "$line" in
-		*$'\001'VMRUN-EXIT=*)
-			pre=${line%%$'\001'VMRUN-EXIT=*}
-			st=${line#*$'\001'VMRUN-EXIT=}
-			st=${st%%$'\001'*}
-			[ -z "$pre" ] || printf '%s\n' "$pre"
-			echo "$st" >"$WORK/status"
-			;;
-		*)
-			printf '%s\n' "$line"
-			;;
-		esac
-	done
+	# mawk reads pipes in big blocks unless told otherwise
+	awk -W version 2>&1 | grep -q mawk && interactive="-W interactive"
+	# shellcheck disable=SC2086 # empty or two words
+	awk $interactive -v status="$WORK/status" '
+	{
+		gsub(/\r/, "")
+		i = index($0, "\001VMRUN-EXIT=")
+		if (i) {
+			if (i > 1)
+				print substr($0, 1, i - 1)
+			st = substr($0, i + 12)
+			sub(/\001.*/, "", st)
+			print st > status
+			close(status)
+		} else {
+			print
+		}
+		fflush()
+	}'
 }
 
 # Guest kernel log lines that mean something went wrong.
@@ -453,6 +484,11 @@ kernel_image()
 	fi
 }
 
+# On a busy host the guest's TSC calibration can be off by 20x, and
+# whether the TSC is kept as clocksource varies between boots: use the
+# emulated HPET, which follows the host clock, so guest time is real time.
+BASE_APPEND="clocksource=hpet"
+
 run_qemu()
 {
 	local conlog=$1 rcs
@@ -462,7 +498,7 @@ run_qemu()
 		-machine pc -cpu max -m "$MEM" -smp "$SMP" \
 		-nodefaults -nographic -monitor none -no-reboot \
 		-kernel "$(kernel_image)" -initrd "$WORK/initrd" \
-		-append "console=ttyS0 panic=-1 rdinit=/init $APPEND" \
+		-append "console=ttyS0 panic=-1 rdinit=/init $BASE_APPEND $APPEND" \
 		-chardev file,id=con,path="${conlog//,/,,}" -serial chardev:con \
 		-chardev file,id=out,path=/dev/stdout -serial chardev:out \
 		</dev/null | stream_output
@@ -500,7 +536,7 @@ main()
 
 	conlog=${LOG:-$WORK/console.log}
 	: >"$conlog" || die "cannot write --log $conlog"
-	log "booting $KVER (initramfs $(((t1 - t0)))ms, $(($(stat -c %s "$WORK/initrd") >> 20)) MB; timeout ${TIMEOUT}s)"
+	log "booting $KVER (initramfs $((t1 - t0))ms, $(($(stat -c %s "$WORK/initrd") >> 20)) MB; timeout ${TIMEOUT}s)"
 	run_qemu "$conlog" || qrc=$?
 	t2=$(now_ms)
 	log "guest ran $(((t2 - t1) / 1000)).$(((t2 - t1) % 1000 / 100))s"

@@ -9,7 +9,6 @@
  * Output is TAP; the random seed is printed and can be replayed with
  * DCTCP_UNIT_SEED=<seed>. Exit status 0 iff every test passed.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,12 +22,13 @@
 #define RANDOM_ROUNDS	2000000
 #define MAX_FAIL_LOG	5
 
-typedef unsigned __int128 u128;
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static uint64_t rng_state;
 static int test_no;
 static int failed_tests;
 static unsigned long case_failures;
+static unsigned long case_count;
 
 /* xorshift64*: reproducible everywhere, unlike rand(). */
 static uint64_t rnd64(void)
@@ -74,8 +74,10 @@ static void fail_case(const char *fmt, ...)
 static void run_test(const char *name, void (*fn)(void))
 {
 	case_failures = 0;
+	case_count = 0;
 	fn();
 	test_no++;
+	printf("# %s: %lu cases\n", name, case_count);
 	if (case_failures) {
 		printf("# %s: %lu failing case(s)\n", name, case_failures);
 		printf("not ok %d - %s\n", test_no, name);
@@ -90,8 +92,9 @@ static void run_test(const char *name, void (*fn)(void))
 
 static void expect_u32(const char *what, uint32_t got, uint32_t want)
 {
+	case_count++;
 	if (got != want)
-		fail_case("%s = %" PRIu32 ", want %" PRIu32, what, got, want);
+		fail_case("%s = %u, want %u", what, got, want);
 }
 
 static void test_alpha_units(void)
@@ -126,13 +129,12 @@ static void check_reduced_cwnd(uint32_t cwnd, uint32_t alpha_fp)
 	double model = fmax(2.0, (double)cwnd *
 				 (1.0 - alpha_fp / (2.0 * DCTCP_MAX_ALPHA_FP)));
 
+	case_count++;
 	if (got != want || fabs(got - model) >= 1.0)
-		fail_case("reduced_cwnd(cwnd=%" PRIu32 ", alpha_fp=%" PRIu32
-			  ") = %" PRIu32 ", exact %" PRIu32 ", float %.3f",
+		fail_case("reduced_cwnd(cwnd=%u, alpha_fp=%u) = %u, exact %u, float %.3f",
 			  cwnd, alpha_fp, got, want, model);
 	if (got < 2 || (cwnd >= 2 && got > cwnd))
-		fail_case("reduced_cwnd(cwnd=%" PRIu32 ", alpha_fp=%" PRIu32
-			  ") = %" PRIu32 " outside [2, cwnd]",
+		fail_case("reduced_cwnd(cwnd=%u, alpha_fp=%u) = %u outside [2, cwnd]",
 			  cwnd, alpha_fp, got);
 }
 
@@ -168,7 +170,7 @@ static void test_cwnd_edges(void)
 		expect_u32("cwnd 0 is floored to 2",
 			   dctcp_reduced_cwnd(0, dctcp_alpha_to_fp(a)), 2);
 	}
-	for (size_t i = 0; i < sizeof(cwnds) / sizeof(cwnds[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cwnds); i++) {
 		uint32_t c = cwnds[i];
 
 		expect_u32("alpha 0 keeps cwnd", dctcp_reduced_cwnd(c, 0),
@@ -207,28 +209,26 @@ static void check_next_alpha(uint32_t alpha, uint32_t marked, uint32_t total,
 {
 	uint32_t got = dctcp_next_alpha(alpha, marked, total, s);
 	uint32_t decayed = (alpha >> s) ? alpha - (alpha >> s) : 0;
-	u128 num, den, lhs, err;
+	__uint128_t num, den, lhs, err;
 
+	case_count++;
 	if (got > DCTCP_MAX_ALPHA_FP) {
-		fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
-			  ", g=1/2^%" PRIu32 ") = %" PRIu32 " > 2^20",
+		fail_case("next_alpha(%u, %u, %u, g=1/2^%u) = %u > 2^20",
 			  alpha, marked, total, s, got);
 		return;
 	}
 
 	if (!total || !marked) {
 		if (got != decayed)
-			fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
-				  ", g=1/2^%" PRIu32 ") = %" PRIu32
-				  ", want pure decay %" PRIu32,
+			fail_case("next_alpha(%u, %u, %u, g=1/2^%u) = %u, want pure decay %u",
 				  alpha, marked, total, s, got, decayed);
 		return;
 	}
 
-	num = (u128)alpha * ((1U << s) - 1) * total +
-	      ((u128)marked << DCTCP_ALPHA_FP_SHIFT);
-	den = (u128)total << s;
-	lhs = (u128)got * den;
+	num = (__uint128_t)alpha * ((1U << s) - 1) * total +
+	      ((__uint128_t)marked << DCTCP_ALPHA_FP_SHIFT);
+	den = (__uint128_t)total << s;
+	lhs = (__uint128_t)got * den;
 	err = lhs >= num ? lhs - num : num - lhs;
 
 	/* |got - num/den| < 1  <=>  |got * den - num| < den */
@@ -237,9 +237,7 @@ static void check_next_alpha(uint32_t alpha, uint32_t marked, uint32_t total,
 		double model = (1 - g) * alpha +
 			       g * (double)DCTCP_MAX_ALPHA_FP * marked / total;
 
-		fail_case("next_alpha(%" PRIu32 ", %" PRIu32 ", %" PRIu32
-			  ", g=1/2^%" PRIu32 ") = %" PRIu32
-			  ", exact %.4f: too far off",
+		fail_case("next_alpha(%u, %u, %u, g=1/2^%u) = %u, exact %.4f: too far off",
 			  alpha, marked, total, s, got, model);
 	}
 }
@@ -296,9 +294,10 @@ static void test_alpha_float_model(void)
 		err_max = fmax(err_max, err);
 		n++;
 	}
+	case_count += n;
 	printf("# float model: |error| mean %.4f max %.4f (1/2^20 units), %d cases\n",
 	       err_sum / n, err_max, n);
-	if (err_sum / n >= 1.0 || err_max >= 1.0 + 1e-6)
+	if (err_sum / n >= 1.0 || err_max > 1.000001)
 		fail_case("error mean %.4f max %.4f", err_sum / n, err_max);
 }
 
@@ -368,23 +367,22 @@ static void test_alpha_decays_to_zero(void)
 				uint32_t next = dctcp_next_alpha(alpha, 0, 1000, s);
 
 				if (next >= alpha) {
-					fail_case("g=1/2^%" PRIu32 ": alpha_fp %" PRIu32
-						  " -> %" PRIu32 " without marks",
+					fail_case("g=1/2^%u: alpha_fp %u -> %u without marks",
 						  s, alpha, next);
 					break;
 				}
 				alpha = next;
 				steps++;
 			}
+			case_count++;
 			if (alpha)
-				fail_case("g=1/2^%" PRIu32 ": alpha %" PRIu32
-					  " never reaches 0 (stuck at %" PRIu32 ")",
+				fail_case("g=1/2^%u: alpha %u never reaches 0 (stuck at %u)",
 					  s, start, alpha);
 			if (steps > worst)
 				worst = steps;
 		}
 		if (s == 4 || s == 10)
-			printf("# g=1/2^%" PRIu32 ": alpha 1024 -> 0 in at most %d RTTs\n",
+			printf("# g=1/2^%u: alpha 1024 -> 0 in at most %d RTTs\n",
 			       s, worst);
 	}
 }
@@ -394,6 +392,21 @@ static void test_alpha_decays_to_zero(void)
  * points of the update are (F * 2^20 - 2^s, F * 2^20 + 2^s). A 10-bit
  * update with mainline's decay rule settles at g * F instead for g <= 1/64.
  */
+static void check_settles(uint32_t m, uint32_t t, uint32_t s, uint32_t start)
+{
+	double want = (double)DCTCP_MAX_ALPHA_FP * m / t;
+	uint32_t alpha = start;
+
+	case_count++;
+	for (int i = 0; i < 200000; i++)
+		alpha = dctcp_next_alpha(alpha, m, t, s);
+
+	if (fabs(alpha - want) >= (1U << s) && !(m == 0 && alpha == 0))
+		fail_case("g=1/2^%u, F=%u/%u, from %u: alpha settles at %.2f, want %.2f +- %.2f",
+			  s, m, t, dctcp_alpha_from_fp(start), alpha / 1024.0,
+			  want / 1024.0, (1U << s) / 1024.0);
+}
+
 static void test_alpha_tracks_f(void)
 {
 	static const uint32_t fractions[][2] = {
@@ -401,23 +414,10 @@ static void test_alpha_tracks_f(void)
 	};
 
 	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
-		for (size_t f = 0; f < 6; f++) {
-			uint32_t m = fractions[f][0], t = fractions[f][1];
-			double want = (double)DCTCP_MAX_ALPHA_FP * m / t;
-
-			for (uint32_t start = 0; start <= 1; start++) {
-				uint32_t alpha = start ? DCTCP_MAX_ALPHA_FP : 0;
-
-				for (int i = 0; i < 200000; i++)
-					alpha = dctcp_next_alpha(alpha, m, t, s);
-				if (fabs(alpha - want) >= (1U << s) &&
-				    !(m == 0 && alpha == 0))
-					fail_case("g=1/2^%" PRIu32 ", F=%" PRIu32 "/%" PRIu32
-						  ", from %s: alpha settles at %.2f, want %.2f +- %.2f",
-						  s, m, t, start ? "1024" : "0",
-						  alpha / 1024.0, want / 1024.0,
-						  (1U << s) / 1024.0);
-			}
+		for (size_t f = 0; f < ARRAY_SIZE(fractions); f++) {
+			check_settles(fractions[f][0], fractions[f][1], s, 0);
+			check_settles(fractions[f][0], fractions[f][1], s,
+				      DCTCP_MAX_ALPHA_FP);
 		}
 	}
 }
@@ -433,17 +433,16 @@ static void test_alpha_monotonic(void)
 			for (uint32_t marked = 0; marked <= 100; marked++) {
 				uint32_t got = dctcp_next_alpha(alpha, marked, 100, s);
 
+				case_count++;
 				if (got < prev)
-					fail_case("g=1/2^%" PRIu32 " alpha %" PRIu32
-						  ": marked %" PRIu32 " gives %" PRIu32
-						  " < %" PRIu32, s, alpha, marked,
-						  got, prev);
+					fail_case("g=1/2^%u alpha %u: marked %u gives %u < %u",
+						  s, alpha, marked, got, prev);
 				prev = got;
 			}
 			if (alpha && dctcp_next_alpha(alpha, 30, 100, s) <
 				     dctcp_next_alpha(alpha - 1, 30, 100, s))
-				fail_case("g=1/2^%" PRIu32 ": not monotonic in alpha at %"
-					  PRIu32, s, alpha);
+				fail_case("g=1/2^%u: not monotonic in alpha at %u",
+					  s, alpha);
 		}
 	}
 }
@@ -453,10 +452,12 @@ static const struct {
 	void (*fn)(void);
 } tests[] = {
 	{ "alpha units: reported 1/1024 <-> internal 1/2^20", test_alpha_units },
-	{ "reduced_cwnd exhaustive (cwnd 0..2048 x alpha 0..1024, cwnd 0..12 x all internal alpha)", test_cwnd_exhaustive },
+	{ "reduced_cwnd exhaustive, cwnd 0..2048 and 0..12 x all alpha",
+	  test_cwnd_exhaustive },
 	{ "reduced_cwnd random cwnd over 32 bits", test_cwnd_random },
 	{ "reduced_cwnd edges (cwnd 2, alpha 0/1024, 2^22, 2^32-1)", test_cwnd_edges },
-	{ "next_alpha exhaustive (alpha 0..1024 and low internal x g 0..10 x marked<=total<=32)", test_alpha_exhaustive },
+	{ "next_alpha exhaustive, g 0..10 x marked<=total<=32 x alpha",
+	  test_alpha_exhaustive },
 	{ "next_alpha random counters over 32 bits", test_alpha_random },
 	{ "next_alpha vs float model", test_alpha_float_model },
 	{ "next_alpha edges (alpha 0/1024, g 0/10, counters near 2^32)", test_alpha_edges },
@@ -474,11 +475,11 @@ int main(void)
 	rng_state = seed ? seed : 1;
 
 	printf("TAP version 13\n");
-	printf("1..%zu\n", sizeof(tests) / sizeof(tests[0]));
-	printf("# seed %" PRIu64 " (replay: DCTCP_UNIT_SEED=%" PRIu64 ")\n",
-	       seed, seed);
+	printf("1..%zu\n", ARRAY_SIZE(tests));
+	printf("# seed %llu (replay: DCTCP_UNIT_SEED=%llu)\n",
+	       (unsigned long long)seed, (unsigned long long)seed);
 
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tests); i++)
 		run_test(tests[i].name, tests[i].fn);
 
 	printf("# %d of %d tests failed\n", failed_tests, test_no);

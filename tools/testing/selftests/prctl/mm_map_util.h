@@ -137,17 +137,14 @@ static inline int parse_stat(struct mm_snap *s)
 	if (!p)
 		return -EIO;
 	p += 2;
-	for (field = 3; *p; field++) {
-		unsigned long long v = strtoull(p, &end, 10);
-
+	for (field = 3; *p && *p != '\n'; field++) {
 		for (f = 0; f < F_NR; f++)
 			if (mm_field_stat[f] == field)
-				s->val[f] = v;
-		p = end;
-		while (*p == ' ')
-			p++;
-		if (*p == '\n')
+				s->val[f] = strtoull(p, NULL, 10);
+		end = strchr(p, ' ');
+		if (!end)
 			break;
+		p = end + 1;
 	}
 	return field >= 51 ? 0 : -EIO;
 }

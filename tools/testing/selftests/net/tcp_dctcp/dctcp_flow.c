@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -41,6 +42,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/inet_diag.h>
+#include <linux/sockios.h>
 #include <linux/tcp.h>
 
 #define CHUNK		(64 * 1024)
@@ -296,6 +298,17 @@ static int client(int argc, char **argv)
 			die("send");
 		}
 		sent += ret;
+	}
+
+	/* With -n, wait (bounded) until everything sent is acknowledged. */
+	while (bytes && !stop && now_ms() < start + 60000) {
+		int outq = 0;
+
+		if (ioctl(fd, SIOCOUTQ, &outq) < 0)
+			die("ioctl SIOCOUTQ");
+		if (!outq)
+			break;
+		usleep(10000);
 	}
 
 	/* Throughput is what the peer acknowledged, not what was queued. */

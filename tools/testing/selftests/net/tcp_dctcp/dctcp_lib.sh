@@ -24,7 +24,8 @@ readonly ksft_skip=4
 # Knobs (environment)
 DCTCP_IMPL=${DCTCP_IMPL:-ours}			# ours | intree
 DCTCP_KO=${DCTCP_KO:-/opt/dctcp/tcp_dctcp.ko}	# ours is insmod'ed from here
-RATE=${RATE:-100mbit}				# bottleneck rate
+RATE=${RATE:-20mbit}				# bottleneck rate (TCG: keep it well below
+						# what the guest can forward)
 K=${K:-30000}					# RED marking threshold, bytes
 FIFO_LIMIT=${FIFO_LIMIT:-1000}			# deep tail-drop buffer, packets
 FLOW_SECS=${FLOW_SECS:-3}			# length of one measured flow
@@ -489,7 +490,8 @@ flow_server()
 	local ns=${1:-$rcv}
 
 	shift || true
-	in_ns "$ns" "$FLOW" server -p "$PORT" "$@" &
+	# A simple command, not a function: $! is then the server itself.
+	"$IP_BIN" netns exec "$ns" "$FLOW" server -p "$PORT" "$@" > /dev/null &
 	BG_PIDS+=($!)
 	busywait 5000 listening "$ns" || { diag "flow server did not start"; return 1; }
 }
@@ -516,7 +518,7 @@ flow_client_bg()
 	local out=$1
 
 	shift
-	in_ns "$snd" "$FLOW" client "$@" > "$out" 2> "$out.err" &
+	"$IP_BIN" netns exec "$snd" "$FLOW" client "$@" > "$out" 2> "$out.err" &
 	FLOW_PID=$!
 	BG_PIDS+=($FLOW_PID)
 }
@@ -607,10 +609,11 @@ client_cc()
 	awk '/^cc / { print $2 }' "$1"
 }
 
-# ss_flow NS PORT: the `ss -tin` entry of the connection to PORT, on one line.
+# ss_flow NS PORT: the `ss -tino` entry of the connection to PORT, on one
+# line (-o: the ts/sack/ecn option flags are only printed with it).
 ss_flow()
 {
-	ss -N "$1" -Htin "dport = :$2" | tr -s ' \t\n' ' '
+	ss -N "$1" -Htino "dport = :$2" | tr -s ' \t\n' ' '
 }
 
 # median/max/min of numbers on stdin.
@@ -663,37 +666,31 @@ nstat_get()
 }
 
 # ---------------------------------------------------------------- cleanup
-lib_cleanup()
+# Stop background helpers and remove the namespaces (which also ends any
+# process left inside them).
+topo_reset()
 {
 	local pid
 
-	set +e
+	set +e		# runs from EXIT traps: never fail half-way
 	for pid in "${BG_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null
 	done
+	cleanup_ns
 	for pid in "${BG_PIDS[@]}"; do
 		wait "$pid" 2>/dev/null
 	done
 	BG_PIDS=()
-	cleanup_ns
+	return 0
+}
+
+lib_cleanup()
+{
+	set +e
+	topo_reset
 	restore_params
 	if [[ -n $SAVED_ALLOWED ]]; then
 		echo "$SAVED_ALLOWED" > /proc/sys/net/ipv4/tcp_allowed_congestion_control
 	fi
 	rm -rf "$TMPD"
-}
-
-# Each test builds its own topology: reset between tests.
-topo_reset()
-{
-	local pid
-
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${BG_PIDS[@]}"; do
-		wait "$pid" 2>/dev/null
-	done
-	BG_PIDS=()
-	cleanup_ns
 }

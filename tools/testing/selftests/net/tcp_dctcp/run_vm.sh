@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the tcp_dctcp selftests inside a QEMU guest booting KERNEL.
+#
+#   run_vm.sh KERNEL [--impl ours|intree] [--rate RATE] [--timeout SECS]
+#             [--log FILE] [SCRIPT...]
+#
+# KERNEL is a kernel directory in the cache layout, a cached kernel name,
+# deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
+# "debug" (base.config + debug.config, built and cached by
+# tools/testing/kernel/build-kernel.sh; rate defaults to 10mbit there).
+#
+# --impl ours (default) builds tcp_dctcp.ko against KERNEL with
+# tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
+# intree ships Debian's own tcp_dctcp instead (modprobe).  The guest kernel
+# log is checked for splats (--dmesg-check) and, on a kmemleak kernel,
+# scanned for leaks at the end.  TAP is streamed to stdout; exit status is
+# non-zero on any failure, a hung guest (watchdog) or a kernel splat.
+
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../../../../.." && pwd)
+CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
+QEMU_DIR=$TOP/tools/testing/qemu
+KCONF_DIR=$TOP/tools/testing/kernel
+
+KERNEL=
+IMPL=ours
+RATE=
+TIMEOUT=
+LOG=
+SCRIPTS=()
+STAGE=
+
+cleanup()
+{
+	[[ -z $STAGE ]] || rm -rf "$STAGE"
+}
+trap cleanup EXIT
+
+die()
+{
+	echo "run_vm: $*" >&2
+	exit 1
+}
+
+usage()
+{
+	sed -n '4,8s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+parse_args()
+{
+	while (( $# )); do
+		case $1 in
+		--impl)		IMPL=${2:?}; shift ;;
+		--rate)		RATE=${2:?}; shift ;;
+		--timeout)	TIMEOUT=${2:?}; shift ;;
+		--log)		LOG=${2:?}; shift ;;
+		-h|--help)	usage ;;
+		-*)		echo "unknown option $1" >&2; usage ;;
+		*)
+			if [[ -z $KERNEL ]]; then
+				KERNEL=$1
+			else
+				SCRIPTS+=("$1")
+			fi
+			;;
+		esac
+		shift
+	done
+	[[ -n $KERNEL ]] || usage
+	[[ $IMPL == ours || $IMPL == intree ]] || die "--impl ours|intree"
+}
+
+# Print the kernel directory for KERNEL, fetching or building it.
+resolve_kernel()
+{
+	case $KERNEL in
+	*/*)
+		[[ -f $KERNEL/vmlinuz ]] || die "$KERNEL: no vmlinuz"
+		echo "$KERNEL"
+		;;
+	deb-*)
+		"$QEMU_DIR/fetch-kernel.sh" "$KERNEL"
+		;;
+	debug)
+		"$KCONF_DIR/build-kernel.sh" --name debug \
+			--fragment "$KCONF_DIR/base.config" \
+			--fragment "$KCONF_DIR/debug.config"
+		;;
+	*)
+		[[ -f $CACHE/kernels/$KERNEL/vmlinuz ]] ||
+			die "no kernel $KERNEL in $CACHE/kernels"
+		echo "$CACHE/kernels/$KERNEL"
+		;;
+	esac
+}
+
+# Report a harness-level failure as TAP, so that it is counted.
+tap_fail()
+{
+	echo "1..1"
+	echo "not ok 1 - $*"
+}
+
+main()
+{
+	local kdir ko rc start vm_args=()
+
+	parse_args "$@"
+	start=$SECONDS
+
+	kdir=$(resolve_kernel) || { tap_fail "kernel $KERNEL unavailable"; exit 1; }
+	echo "# kernel $KERNEL: $kdir ($(cat "$kdir/kver"))"
+	if [[ $KERNEL == debug ]]; then
+		RATE=${RATE:-10mbit}
+		TIMEOUT=${TIMEOUT:-2400}
+	fi
+
+	STAGE=$(mktemp -d /tmp/dctcp-vm.XXXXXX)
+	make -s -C "$HERE" OUTPUT="$STAGE" INSTALL_PATH="$STAGE/root/opt/tcp_dctcp" \
+		install >&2 || { tap_fail "build of the selftests failed"; exit 1; }
+
+	if [[ $IMPL == ours ]]; then
+		ko=$("$TOP/tools/testing/build-module.sh" "$kdir") ||
+			{ tap_fail "tcp_dctcp.ko build for $KERNEL failed"; exit 1; }
+		vm_args+=(--file "$ko:/opt/dctcp/tcp_dctcp.ko")
+	else
+		vm_args+=(--kmod tcp_dctcp)
+	fi
+	vm_args+=(--env "DCTCP_IMPL=$IMPL")
+	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
+	[[ -z $LOG ]] || vm_args+=(--log "$LOG")
+
+	set +e
+	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --net-kmods "${vm_args[@]}" \
+		--overlay "$STAGE/root" --dmesg-check --timeout "${TIMEOUT:-1200}" \
+		-- /opt/tcp_dctcp/run_guest.sh "${SCRIPTS[@]}"
+	rc=$?
+	set -e
+
+	case $rc in
+	0|1) ;;
+	124) tap_fail "guest on $KERNEL hung: watchdog fired" ;;
+	125) tap_fail "guest on $KERNEL crashed or logged a kernel splat (see above)" ;;
+	*) tap_fail "guest on $KERNEL exited $rc" ;;
+	esac
+	echo "# run_vm $KERNEL impl=$IMPL: exit $rc after $((SECONDS - start)) s"
+	exit $rc
+}
+
+main "$@"
