@@ -34,7 +34,8 @@ ifneq ($(V),1)
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all module sparse clean install uninstall dkms-install dkms-uninstall style unit
+.PHONY: all module sparse clean install uninstall dkms-install dkms-uninstall style unit \
+	deps demo check bench
 
 all: module
 
@@ -92,7 +93,6 @@ unit:
 
 KERNEL ?= deb-6.1
 
-.PHONY: deps demo check bench
 
 deps:
 	@scripts/install-deps.sh

@@ -13,7 +13,7 @@
 #           cubic-ecn, reno-ecn, cubic-noecn
 #   intree  modprobe Debian's tcp_dctcp: dctcp-intree
 # and runs tools/bench/guest/bench-guest.sh in each (scenarios: queue and
-# latency, incast, convergence, alpha).  The guest prints RESULT lines and
+# latency, incast, convergence, alpha, SYN/ECT connection probability).  The guest prints RESULT lines and
 # CSV blocks; this script collects them into DIR and renders tables
 # (DIR/summary.txt, DIR/tables.rst) and plots (DIR/*.png) with
 # tools/bench/render.sh.
@@ -23,8 +23,9 @@
 # rounds (about 30 minutes).
 set -eu
 
-readonly HERE=$(cd "$(dirname "$0")" && pwd)
-readonly TOP=$(cd "$HERE/../.." && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+readonly HERE TOP
 readonly QEMU_DIR=$TOP/tools/testing/qemu
 
 MODE=quick
@@ -76,7 +77,9 @@ parse_args()
 	case $RATE in
 	''|*[!0-9]*) die "--rate wants Mbit/s as a number (10..100)" ;;
 	esac
-	[ "$RATE" -ge 10 ] && [ "$RATE" -le 100 ] || die "--rate must be 10..100 Mbit/s"
+	if [ "$RATE" -lt 10 ] || [ "$RATE" -gt 100 ]; then
+		die "--rate must be 10..100 Mbit/s"
+	fi
 }
 
 # the guest userland: the guest script and the static helpers
@@ -111,6 +114,8 @@ progress()
 			printf "  [%s]   %-12s flows %s / %s Mbit/s, Jain %s, converged after %s s, %s\n", impl, kv("algo"), kv("flow1_mbit"), kv("flow2_mbit"), kv("jain_of_means"), kv("converge_s"), kv("check")
 		else if (s == "alpha" && kv("phase") != "all")
 			printf "  [%s]   %-12s K=%s B: alpha %s (model %s), queue %s KB, %s Mbit/s\n", impl, kv("algo"), kv("k_bytes"), kv("alpha_mean"), kv("alpha_theory"), kv("q_kb_mean"), kv("goodput_mbit")
+		else if (s == "syn")
+			printf "  [%s]   %-12s %2s competing flows: connected ECT SYN %s, non-ECT SYN %s\n", impl, kv("algo"), kv("competing"), kv("p_ect"), kv("p_nonect")
 		else if (s == "env")
 			printf "  [%s] kernel %s, module %s, base RTT %s ms\n", impl, kv("kernel"), kv("module"), kv("base_rtt_ms")
 		fflush()

@@ -11,6 +11,7 @@
  *
  *   incast server -p PORT [-b ADDR]
  *   incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-w MSEC] [-W WARMUP]
+ *   incast probe  -c ADDR -p PORT -n TRIES -C CC1[,CC2] [-w MSEC] [-T MSEC]
  *
  * With -W, WARMUP unreported rounds open the congestion windows first; the
  * client then prints "w", and waits for a line on stdin before the measured
@@ -20,15 +21,23 @@
  * per round:
  *   f,ROUND,FLOW,FCT_US     flow completion time (request sent -> last byte)
  *   q,ROUND,QCT_US          query completion time (the slowest flow)
+ *
+ * "probe" is the seed's SYN/ECT test: TRIES connection attempts for each
+ * congestion control CC (set with TCP_CONGESTION before connect(), so that
+ * dctcp sends an ECT SYN and e.g. cubic a non-ECT one), alternating, MSEC
+ * apart.  An attempt counts as connected when the handshake completes
+ * within -T MSEC (default 900: before the 1 s SYN retransmission timer):
+ *   c,CC,TRY,CONNECT_US     or   c,CC,TRY,-1 (first SYN lost)
  * Errors go to stderr and make the exit status non-zero.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +55,8 @@ static char buf[INCAST_BUF];
 
 struct incast_flow {
 	int fd;
-	uint32_t left;		/* bytes of this round's answer still due */
-	uint64_t done_us;	/* when the last byte arrived */
+	__u32 left;		/* bytes of this round's answer still due */
+	__u64 done_us;	/* when the last byte arrived */
 };
 
 static void incast_die(const char *what)
@@ -56,12 +65,12 @@ static void incast_die(const char *what)
 	exit(1);
 }
 
-static uint64_t incast_now_us(void)
+static __u64 incast_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (__u64)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int incast_write_all(int fd, const void *p, size_t len)
@@ -101,15 +110,15 @@ static int incast_read_all(int fd, void *p, size_t len)
 /* Responder: answer each 4-byte big-endian request with that many bytes. */
 static void incast_serve(int fd)
 {
-	uint32_t req;
+	__u32 req;
 
 	while (incast_read_all(fd, &req, sizeof(req)) == 0) {
-		uint32_t left = ntohl(req);
+		__u32 left = ntohl(req);
 
 		if (left > INCAST_MAX_BYTES)
 			break;
 		while (left) {
-			uint32_t n = left < INCAST_BUF ? left : INCAST_BUF;
+			__u32 n = left < INCAST_BUF ? left : INCAST_BUF;
 
 			if (incast_write_all(fd, buf, n))
 				exit(1);
@@ -173,13 +182,13 @@ static int incast_connect(const struct sockaddr_in *sin)
 }
 
 /* Send one request on every flow, then collect every answer. */
-static int incast_round(struct incast_flow *fl, int nflows, uint32_t bytes,
+static int incast_round(struct incast_flow *fl, int nflows, __u32 bytes,
 			int round, int report)
 {
 	struct pollfd pfd[INCAST_MAX_FLOWS];
 	int idx[INCAST_MAX_FLOWS];
-	uint32_t req = htonl(bytes);
-	uint64_t start, qct = 0;
+	__u32 req = htonl(bytes);
+	__u64 start, qct = 0;
 	int pending = nflows;
 	int i;
 
@@ -237,7 +246,7 @@ static int incast_round(struct incast_flow *fl, int nflows, uint32_t bytes,
 	if (!report)
 		return 0;
 	for (i = 0; i < nflows; i++) {
-		uint64_t fct = fl[i].done_us - start;
+		__u64 fct = fl[i].done_us - start;
 
 		printf("f,%d,%d,%llu\n", round, i, (unsigned long long)fct);
 		if (fct > qct)
@@ -248,7 +257,7 @@ static int incast_round(struct incast_flow *fl, int nflows, uint32_t bytes,
 }
 
 static int incast_client(const char *addr, int port, int nflows,
-			 uint32_t bytes, int rounds, int wait_ms, int warmup)
+			 __u32 bytes, int rounds, int wait_ms, int warmup)
 {
 	char line[64];
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -285,11 +294,77 @@ static int incast_client(const char *addr, int port, int nflows,
 	return 0;
 }
 
+/* One non-blocking connect: microseconds to complete, or -1 on timeout. */
+static long long incast_probe_one(const struct sockaddr_in *sin,
+				  const char *cc, int timeout_ms)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	__u64 start;
+	long long us = -1;
+	socklen_t len;
+	int err = 0;
+
+	pfd.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (pfd.fd < 0)
+		incast_die("socket");
+	if (setsockopt(pfd.fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
+		incast_die(cc);
+	start = incast_now_us();
+	if (connect(pfd.fd, (const struct sockaddr *)sin, sizeof(*sin)) &&
+	    errno != EINPROGRESS)
+		incast_die("connect");
+	if (poll(&pfd, 1, timeout_ms) == 1) {
+		len = sizeof(err);
+		getsockopt(pfd.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err) {
+			errno = err;
+			incast_die("connect");
+		}
+		us = incast_now_us() - start;
+	}
+	close(pfd.fd);
+	return us;
+}
+
+static int incast_probe(const char *addr, int port, int tries, char *ccs,
+			int wait_ms, int timeout_ms)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct timespec gap = {
+		.tv_sec = wait_ms / 1000,
+		.tv_nsec = (long)(wait_ms % 1000) * 1000000,
+	};
+	char *cc[2], *tok;
+	int ncc = 0, t, i;
+
+	sin.sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		fprintf(stderr, "incast: bad address %s\n", addr);
+		return 1;
+	}
+	for (tok = strtok(ccs, ","); tok && ncc < 2; tok = strtok(NULL, ","))
+		cc[ncc++] = tok;
+	if (!ncc) {
+		fprintf(stderr, "incast: -C wants one or two congestion controls\n");
+		return 1;
+	}
+	for (t = 0; t < tries; t++) {
+		for (i = 0; i < ncc; i++) {
+			printf("c,%s,%d,%lld\n", cc[i], t,
+			       incast_probe_one(&sin, cc[i], timeout_ms));
+			fflush(stdout);
+			nanosleep(&gap, NULL);
+		}
+	}
+	return 0;
+}
+
 static void incast_usage(void)
 {
 	fprintf(stderr,
 		"usage: incast server -p PORT [-b ADDR]\n"
-		"       incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-w MSEC] [-W WARMUP]\n");
+		"       incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-w MSEC] [-W WARMUP]\n"
+		"       incast probe  -c ADDR -p PORT -n TRIES -C CC1[,CC2] [-w MSEC] [-T MSEC]\n");
 	exit(2);
 }
 
@@ -297,13 +372,15 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL;
 	int port = 0, nflows = 1, rounds = 1, wait_ms = 0, warmup = 0;
+	int timeout_ms = 900;
+	char *ccs = NULL;
 	unsigned long bytes = 65536;
 	int opt;
 
 	if (argc < 2)
 		incast_usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "b:c:p:n:s:r:w:W:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:c:p:n:s:r:w:W:C:T:")) != -1) {
 		switch (opt) {
 		case 'b':
 		case 'c':
@@ -327,6 +404,12 @@ int main(int argc, char **argv)
 		case 'W':
 			warmup = atoi(optarg);
 			break;
+		case 'C':
+			ccs = optarg;
+			break;
+		case 'T':
+			timeout_ms = atoi(optarg);
+			break;
 		default:
 			incast_usage();
 		}
@@ -336,6 +419,11 @@ int main(int argc, char **argv)
 
 	if (!strcmp(argv[1], "server"))
 		return incast_server(addr ? addr : "0.0.0.0", port);
+	if (!strcmp(argv[1], "probe")) {
+		if (!addr || !ccs || nflows < 1 || wait_ms < 0 || timeout_ms < 1)
+			incast_usage();
+		return incast_probe(addr, port, nflows, ccs, wait_ms, timeout_ms);
+	}
 
 	if (strcmp(argv[1], "client") || !addr || nflows < 1 ||
 	    nflows > INCAST_MAX_FLOWS || !bytes || bytes > INCAST_MAX_BYTES ||

@@ -29,11 +29,10 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
+#include <linux/types.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +44,12 @@
 #define SAMPLER_BUF		(64 * 1024)
 
 struct sampler_queue {
-	uint32_t backlog;	/* bytes queued in the qdisc */
-	uint32_t qlen;		/* packets queued */
-	uint32_t marked;	/* RED: packets CE-marked so far */
+	__u32 backlog;	/* bytes queued in the qdisc */
+	__u32 qlen;		/* packets queued */
+	__u32 marked;	/* RED: packets CE-marked so far */
 };
 
-static volatile sig_atomic_t stop;
-static uint16_t ports[SAMPLER_MAX_PORTS];	/* host byte order */
+static __u16 ports[SAMPLER_MAX_PORTS];	/* host byte order */
 static int nports;
 static char buf[SAMPLER_BUF];
 
@@ -59,12 +57,6 @@ static void sampler_die(const char *what)
 {
 	fprintf(stderr, "sampler: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static void sampler_stop(int sig)
-{
-	(void)sig;
-	stop = 1;
 }
 
 /*
@@ -116,7 +108,7 @@ static void sampler_stats2(struct rtattr *nest, struct sampler_queue *q)
 	}
 }
 
-static int sampler_qdisc(int nl, int ifindex, uint32_t handle,
+static int sampler_qdisc(int nl, int ifindex, __u32 handle,
 			 struct sampler_queue *q)
 {
 	struct {
@@ -167,7 +159,7 @@ static int sampler_qdisc(int nl, int ifindex, uint32_t handle,
 	}
 }
 
-static int sampler_port_wanted(uint16_t dport)
+static int sampler_port_wanted(__u16 dport)
 {
 	int i;
 
@@ -273,7 +265,8 @@ static double sampler_realtime(void)
 
 static void sampler_usage(void)
 {
-	fprintf(stderr, "usage: sampler -q NETNS:DEV:HANDLE -s NETNS -p PORT[,PORT..] -i MSEC -t SEC\n");
+	fprintf(stderr,
+		"usage: sampler -q NETNS:DEV:HANDLE -s NETNS -p PORT[,PORT..] -i MSEC -t SEC\n");
 	exit(2);
 }
 
@@ -282,7 +275,7 @@ int main(int argc, char **argv)
 	char *qspec = NULL, *sns = NULL, *qns, *dev, *hstr, *p;
 	int interval_ms = 100, secs = 10, opt, qnl, snl, ifindex, self;
 	struct timespec next;
-	uint32_t handle;
+	__u32 handle;
 	double end;
 
 	while ((opt = getopt(argc, argv, "q:s:p:i:t:")) != -1) {
@@ -315,7 +308,7 @@ int main(int argc, char **argv)
 	hstr = strtok(NULL, ":");
 	if (!qns || !dev || !hstr)
 		sampler_usage();
-	handle = (uint32_t)strtoul(hstr, NULL, 16) << 16;
+	handle = (__u32)strtoul(hstr, NULL, 16) << 16;
 
 	self = open("/proc/self/ns/net", O_RDONLY);
 	if (self < 0)
@@ -328,20 +321,21 @@ int main(int argc, char **argv)
 	if (setns(self, CLONE_NEWNET))
 		sampler_die("setns back");
 
-	signal(SIGTERM, sampler_stop);
-	signal(SIGINT, sampler_stop);
 	end = sampler_realtime() + secs;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!stop) {
+	for (;;) {
 		struct sampler_queue q = { 0 };
-		double now = sampler_realtime();
+		double now;
 
-		if (now >= end)
-			break;
 		if (sampler_qdisc(qnl, ifindex, handle, &q))
 			fprintf(stderr, "sampler: qdisc %s %s not found\n", dev, hstr);
+		/* the socket counters are what rates are computed from */
+		now = sampler_realtime();
+		if (now >= end)
+			break;
 		if (sampler_sockets(snl, now, &q))
 			sampler_die("sock_diag");
+		fflush(stdout);		/* a kill loses nothing */
 		next.tv_nsec += (long)interval_ms * 1000000;
 		while (next.tv_nsec >= 1000000000) {
 			next.tv_nsec -= 1000000000;
@@ -349,6 +343,5 @@ int main(int argc, char **argv)
 		}
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
-	fflush(stdout);
 	return 0;
 }

@@ -24,7 +24,8 @@
 # configuration it claims (e.g. ECN not negotiated), 2 on bad usage.
 set -eu
 
-readonly SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+readonly SELF_DIR
 
 # ---- parameters (bench.sh passes them; defaults are the quick run) -------
 MODE=quick
@@ -33,7 +34,7 @@ KO=/opt/dctcp/tcp_dctcp.ko
 INCAST_BIN=${INCAST_BIN:-$SELF_DIR/../incast}
 SAMPLER_BIN=${SAMPLER_BIN:-$SELF_DIR/../sampler}
 ALGOS=""
-SCENARIOS="queue incast converge alpha"
+SCENARIOS="queue incast converge alpha syn"
 
 readonly RATE_MBIT=${BENCH_RATE_MBIT:-100}
 readonly MTU_WIRE=1514			# bytes per full packet as tbf counts it
@@ -44,7 +45,8 @@ readonly SHALLOW_PKTS=100		# shallow switch buffer for incast
 
 readonly SND_IP=198.51.100.1
 readonly RCV_IP=203.0.113.1
-readonly SUFFIX=$(mktemp -u XXXXXX)
+SUFFIX=$(mktemp -u XXXXXX)
+readonly SUFFIX
 readonly NS_SND=bench-snd-$SUFFIX
 readonly NS_SW=bench-sw-$SUFFIX
 readonly NS_RCV=bench-rcv-$SUFFIX
@@ -59,10 +61,21 @@ log() { echo "# $*"; }
 die() { echo "# ERROR: $*"; exit 1; }
 now() { echo "$EPOCHREALTIME"; }
 
+# sleep_until T0 SECONDS: sleep until SECONDS after the time T0 ($EPOCHREALTIME)
+sleep_until()
+{
+	local left
+
+	left=$(( ${1/./} + $2 * 1000000 - ${EPOCHREALTIME/./} ))
+	[ "$left" -le 0 ] || sleep "$(printf '%d.%06d' $((left / 1000000)) $((left % 1000000)))"
+}
+
 # run COMMAND in a namespace (ip netns exec remounts /sys: keep it for
 # long-lived programs; tc -n / ss -N / ip -n are used for quick queries)
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
+# bg_start COMMAND...: run a program (not a shell function: its pid must be
+# the program's, so that kill reaches it) in the background; pid in LAST_PID
 bg_start()
 {
 	"$@" &
@@ -239,8 +252,8 @@ bottleneck()
 		tbf rate "${RATE_MBIT}mbit" burst 15000 latency 1000ms
 	case $1 in
 	red)
-		tc -n "$NS_SW" qdisc add dev "$BOTTLENECK" parent 1:1 handle 10: \
-			$(red_opts "$2" "$3")
+		red_opts "$2" "$3"
+		tc -n "$NS_SW" qdisc add dev "$BOTTLENECK" parent 1:1 handle 10: "${RED_OPTS[@]}"
 		;;
 	pfifo)
 		tc -n "$NS_SW" qdisc add dev "$BOTTLENECK" parent 1:1 handle 10: \
@@ -252,18 +265,18 @@ bottleneck()
 # RED as a DCTCP switch: mark (not drop) ECT packets as soon as the queue
 # exceeds K.  burst = 1 + K/avpkt is the smallest tc accepts and gives the
 # shortest EWMA (Wlog 2): the average follows the instantaneous queue.
-red_opts()
+red_opts()	# K LIMIT -> RED_OPTS
 {
 	local k=$1 limit=$2
 
-	echo "red limit $limit min $k max $((k + 1500)) avpkt 1500" \
-		"burst $((1 + k / 1500)) probability 1.0 bandwidth ${RATE_MBIT}mbit ecn"
+	RED_OPTS=(red limit "$limit" min "$k" max $((k + 1500)) avpkt 1500
+		  burst $((1 + k / 1500)) probability 1.0 bandwidth "${RATE_MBIT}mbit" ecn)
 }
 
 red_change_k()
 {
-	tc -n "$NS_SW" qdisc change dev "$BOTTLENECK" parent 1:1 handle 10: \
-		$(red_opts "$1" "$2")
+	red_opts "$1" "$2"
+	tc -n "$NS_SW" qdisc change dev "$BOTTLENECK" parent 1:1 handle 10: "${RED_OPTS[@]}"
 }
 
 # algo_setup ALGO: congestion control + ECN on both ends, and which
@@ -289,8 +302,6 @@ algo_setup()
 	*)
 		die "unknown algorithm $1" ;;
 	esac
-	ALGO_CC=$snd_cc
-	ALGO_ECN=$snd_ecn
 	case $1 in
 	dctcp-reno) ALGO_EXPECT_CA=dctcp-reno ALGO_EXPECT_ECN=0 ;;
 	*) ALGO_EXPECT_CA=$snd_cc ALGO_EXPECT_ECN=$snd_ecn ;;
@@ -315,12 +326,13 @@ algo_bottleneck()
 }
 
 # ---- sampling --------------------------------------------------------------
-# sampler OUT SECONDS PORTS: every 100 ms, the bottleneck queue and the
-# sender's sockets towards PORTS (tools/bench/sampler.c: netlink, no forks)
+# sampler OUT SECONDS PORTS: start sampling in the background (LAST_PID):
+# every 100 ms, the bottleneck queue and the sender's sockets towards PORTS
+# (tools/bench/sampler.c: netlink, no forks)
 sampler()
 {
-	"$SAMPLER_BIN" -q "$NS_SW:$BOTTLENECK:10" -s "$NS_SND" -p "$(echo $3 | tr ' ' ,)" \
-		-i 100 -t "$2" > "$1"
+	bg_start "$SAMPLER_BIN" -q "$NS_SW:$BOTTLENECK:10" -s "$NS_SND" \
+		-p "$(echo $3 | tr ' ' ,)" -i 100 -t "$2" > "$1"
 }
 
 # parse_samples RAW T0: the sampler's rows with time relative to T0
@@ -349,7 +361,7 @@ check_socket_config()
 
 iperf_server() # PORT: one-off iperf3 server in rcv, waits until it listens
 {
-	bg_start nsx "$NS_RCV" iperf3 -s -1 -p "$1" >/dev/null 2>&1
+	bg_start ip netns exec "$NS_RCV" iperf3 -s -1 -p "$1" >/dev/null 2>&1
 	wait_until 10 listening "$NS_RCV" "$1" || die "iperf3 server on port $1 did not start"
 }
 
@@ -376,7 +388,7 @@ scenario_queue()
 	rtx0=$(nstat_get "$NS_SND" TcpRetransSegs)
 	raw=$WORK/q-$algo.raw
 	t0=$(now)
-	bg_start sampler "$raw" "$secs" 5201
+	sampler "$raw" "$secs" 5201
 	local sp=$LAST_PID
 	# ping (ECT(0), as the paper's "ping -Q 0x6") after 1 s of slow start
 	ping_n=$(( (secs - 2) * 20 ))
@@ -489,7 +501,7 @@ scenario_incast()
 		else
 			bottleneck pfifo "$SHALLOW_PKTS"
 		fi
-		bg_start nsx "$NS_SND" "$INCAST_BIN" server -p 7000
+		bg_start ip netns exec "$NS_SND" "$INCAST_BIN" server -p 7000
 		local srv=$LAST_PID
 		wait_until 10 listening "$NS_SND" 7000 || die "incast server did not start"
 		for n in $INCAST_SENDERS; do
@@ -517,11 +529,11 @@ scenario_converge()
 	iperf_server 5202
 	raw=$WORK/c-$algo.raw
 	t0=$(now)
-	bg_start sampler "$raw" $((total + 1)) "5201 5202"
+	sampler "$raw" $((total + 1)) "5201 5202"
 	local sp=$LAST_PID
-	bg_start nsx "$NS_SND" iperf3 -c "$RCV_IP" -p 5201 -t "$total" -i 0 >/dev/null 2>&1
+	bg_start ip netns exec "$NS_SND" iperf3 -c "$RCV_IP" -p 5201 -t "$total" -i 0 >/dev/null 2>&1
 	local f1=$LAST_PID
-	sleep "$pre"
+	sleep_until "$t0" "$pre"
 	nsx "$NS_SND" iperf3 -c "$RCV_IP" -p 5202 -t "$mid" -i 0 > /dev/null 2>&1 ||
 		die "iperf3 flow 2 failed ($algo)"
 	wait "$f1" || die "iperf3 flow 1 failed ($algo)"
@@ -610,19 +622,20 @@ scenario_alpha()
 	iperf_server 5201
 	raw=$WORK/a-$algo.raw
 	t0=$(now)
-	bg_start sampler "$raw" "$total" 5201
+	sampler "$raw" $((total + 1)) 5201
 	local sp=$LAST_PID
-	bg_start nsx "$NS_SND" iperf3 -c "$RCV_IP" -p 5201 -t "$total" -i 0 >/dev/null 2>&1
+	bg_start ip netns exec "$NS_SND" iperf3 -c "$RCV_IP" -p 5201 -t $((total + 1)) -i 0 >/dev/null 2>&1
 	local fp=$LAST_PID
 	: > "$WORK/a-$algo.phases"
 	phase=0
 	for k in "$@"; do
+		# phases start on a fixed schedule, whatever the change costs
+		sleep_until "$t0" $((phase * secs))
 		if [ "$phase" -gt 0 ]; then
 			red_change_k "$k" "$limit"
 		fi
 		echo "$phase $(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.3f", a - b }') $k" >> "$WORK/a-$algo.phases"
 		phase=$((phase + 1))
-		sleep "$secs"
 	done
 	wait "$fp" || die "iperf3 failed ($algo)"
 	wait "$sp" || true
@@ -676,11 +689,52 @@ scenario_alpha()
 	csv_end alpha_ts
 }
 
+# ---- scenario 5: connection probability of ECT vs non-ECT SYNs -------------
+# The seed's "SYN/ACK ECT test": RED drops what it cannot mark, so a SYN
+# without ECT competes badly with DCTCP flows that keep the queue at K.
+scenario_syn()
+{
+	local algo=$1 m out t0 client server
+
+	algo_setup "$algo"
+	bottleneck red "$K_BYTES" $((DEEP_PKTS * MTU_WIRE))
+	bg_start ip netns exec "$NS_RCV" "$INCAST_BIN" server -p 7001
+	wait_until 10 listening "$NS_RCV" 7001 || die "probe listener did not start"
+	for m in $SYN_COMPETING; do
+		log "syn: $algo, $m competing flows, $SYN_TRIES ECT (dctcp) and non-ECT (cubic) SYNs"
+		iperf_server 5201
+		server=$LAST_PID
+		t0=$(now)
+		bg_start ip netns exec "$NS_SND" iperf3 -c "$RCV_IP" -p 5201 -P "$m" -t 120 -i 0 >/dev/null 2>&1
+		client=$LAST_PID
+		sleep_until "$t0" 2		# let the flows fill the queue to K
+		out=$WORK/s-$algo-$m.csv
+		nsx "$NS_SND" "$INCAST_BIN" probe -c "$RCV_IP" -p 7001 -n "$SYN_TRIES" \
+			-C "$SYN_CCS" -w 50 -T 900 > "$out" || die "connection probe failed"
+		kill "$client" "$server" 2>/dev/null || true
+		wait "$client" "$server" 2>/dev/null || true
+		wait_until 10 sh -c "! ss -N $NS_RCV -Htln 'sport = :5201' | grep -q ." ||
+			die "iperf3 server on port 5201 did not stop"
+		# first congestion control: ECT SYN, second: non-ECT SYN
+		awk -F, -v a="$algo" -v m="$m" -v ccs="$SYN_CCS" '
+		BEGIN { split(ccs, cc, ",") }
+		{ n[$2]++; if ($4 >= 0) { ok[$2]++; us[$2] += $4 } }
+		END {
+			e = cc[1]; x = cc[2]
+			printf "RESULT scenario=syn algo=%s competing=%d tries=%d", a, m, n[e]
+			printf " p_ect=%.2f p_nonect=%.2f", ok[e] / n[e], ok[x] / n[x]
+			printf " ect_ms_mean=%.2f nonect_ms_mean=%.2f\n", ok[e] ? us[e] / ok[e] / 1000 : -1,
+				ok[x] ? us[x] / ok[x] / 1000 : -1
+		}' "$out"
+	done
+	bg_stop_all
+}
+
 # ---- main ------------------------------------------------------------------
 usage()
 {
 	echo "usage: $0 [--quick|--long] [--impl ours|intree|none] [--ko PATH]" \
-		"[--algos 'A B..'] [--scenarios 'queue incast converge alpha']" >&2
+		"[--algos 'A B..'] [--scenarios 'queue incast converge alpha syn']" >&2
 	exit 2
 }
 
@@ -713,13 +767,17 @@ parse_args()
 		INCAST_ROUNDS=20
 		CONV_ALONE=2 CONV_TOGETHER=8
 		ALPHA_PHASE=4
+		SYN_TRIES=8
 	else
 		QUEUE_RUNS="4:30 19:30"		# 19 senders x 30 s, as in the seed
 		INCAST_SENDERS="2 4 8 12 19 32"
 		INCAST_ROUNDS=100
 		CONV_ALONE=5 CONV_TOGETHER=30
 		ALPHA_PHASE=8
+		SYN_TRIES=20
 	fi
+	SYN_COMPETING=${BENCH_SYN_COMPETING:-1 2 4 8 16}
+	SYN_CCS=${BENCH_SYN_CCS:-dctcp,cubic}	# ECT SYN, non-ECT SYN
 	INCAST_TOTAL=$((1000 * 1000))	# bytes per query, split over the senders
 	ALPHA_KS="$K_BYTES 6000 120000 $K_BYTES"
 }
@@ -759,6 +817,11 @@ main()
 			alpha)
 				case $algo in
 				dctcp-ours|dctcp-intree) scenario_alpha "$algo" ;;
+				esac
+				;;
+			syn)
+				case $algo in
+				dctcp-ours|dctcp-intree) scenario_syn "$algo" ;;
 				esac
 				;;
 			*) die "unknown scenario $s" ;;

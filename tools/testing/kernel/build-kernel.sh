@@ -27,6 +27,11 @@
 # A patched build reuses a finished unpatched build with the same source,
 # fragments and prep when one is cached: its tree is copied with
 # timestamps, the patch applied and make rebuilds only what depends on it.
+# This works because every build runs in the same directory,
+# $CACHE/kbuild/tree (one build at a time, flock): objtool and other
+# host tools record absolute paths, and a tree built elsewhere would make
+# them, and with them every object, rebuild.  The finished tree is then
+# moved into the kernel directory.
 set -eu
 
 readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,6 +46,8 @@ PATCH=""
 JOBS="${BUILD_JOBS:-3}"
 STAGE=""
 LOG=""
+WORKTREE="$CACHE/kbuild/tree"
+WORK_LOCKED=0
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
 note() { echo "# build-kernel: $*" >&2; }
@@ -48,6 +55,9 @@ note() { echo "# build-kernel: $*" >&2; }
 cleanup() {
 	if [ -n "$STAGE" ] && [ -d "$STAGE" ]; then
 		rm -rf "$STAGE"
+	fi
+	if [ "$WORK_LOCKED" = 1 ]; then
+		rm -rf "$WORKTREE"
 	fi
 }
 trap cleanup EXIT
@@ -272,14 +282,23 @@ main() {
 	[ ! -e "$out" ] || rm -rf "$out"	# incomplete leftover
 
 	STAGE=$(mktemp -d "$CACHE/kernels/.$NAME-$HASH.tmp.XXXXXX")
-	TREE="$STAGE/build"
 	LOG="$CACHE/kernels/.logs/$NAME-$HASH.log"
 	: >"$LOG"
 	twin=""
 	[ -z "$PATCH" ] || twin=$(find_unpatched_twin)
 
+	# One build at a time, always in the same place (see the header).
+	mkdir -p "$CACHE/kbuild"
+	exec 8>"$CACHE/kbuild/.lock"
+	note "waiting for the build directory" && flock 8
+	WORK_LOCKED=1
+	rm -rf "$WORKTREE"
+	TREE="$WORKTREE"
 	prepare_tree "$twin" "$src"
 	build
+	mv "$WORKTREE" "$STAGE/build"
+	WORK_LOCKED=0
+	flock -u 8
 
 	printf '%s\n%s\n' "$TREE_DESC" "$PATCH_DESC" >"$STAGE/inputs"
 	echo "$TREE_HASH" >"$STAGE/tree-hash"

@@ -23,6 +23,10 @@
 #include <sys/syscall.h>
 #include <linux/prctl.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Old uapi headers (or a PR_SET_MM_MAP-less tree) lack these. */
 #ifndef PR_SET_MM_MAP
 #define PR_SET_MM_MAP		14

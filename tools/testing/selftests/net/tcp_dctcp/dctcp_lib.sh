@@ -409,9 +409,10 @@ bottleneck_red()
 {
 	local k=${1:-$K}
 
-	tc -n "$rtr" qdisc replace dev rtr1 root handle 1: \
+	tc -n "$rtr" qdisc del dev rtr1 root 2>/dev/null || true
+	tc -n "$rtr" qdisc add dev rtr1 root handle 1: \
 		tbf rate "$RATE" burst 16kb latency 1s
-	tc -n "$rtr" qdisc replace dev rtr1 parent 1:1 handle 10: \
+	tc -n "$rtr" qdisc add dev rtr1 parent 1:1 handle 10: \
 		red limit 4000000 min "$k" max $((k + 1000)) avpkt 1500 \
 		burst $(((2 * k + 1000) / 3000 + 1)) probability 1.0 \
 		bandwidth "$RATE" ecn
@@ -433,9 +434,10 @@ bottleneck_fifo()
 {
 	local limit=${1:-$FIFO_LIMIT}
 
-	tc -n "$rtr" qdisc replace dev rtr1 root handle 1: \
+	tc -n "$rtr" qdisc del dev rtr1 root 2>/dev/null || true
+	tc -n "$rtr" qdisc add dev rtr1 root handle 1: \
 		tbf rate "$RATE" burst 16kb latency 10s
-	tc -n "$rtr" qdisc replace dev rtr1 parent 1:1 handle 10: \
+	tc -n "$rtr" qdisc add dev rtr1 parent 1:1 handle 10: \
 		pfifo limit "$limit"
 }
 

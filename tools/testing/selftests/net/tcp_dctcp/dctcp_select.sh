@@ -139,6 +139,9 @@ test_fallback_data()
 	flow_client "$TMPD/c" -c dctcp -n 4000000 $RCV4 "$PORT"
 	diag "$(grep '^done' "$TMPD/c")"
 	(( $(done_field "$TMPD/c" acked) >= 4000000 )) || fail "not all data acked"
+	if [[ $DCTCP_IMPL == ours ]]; then
+		[[ $(client_cc "$TMPD/c") == dctcp-reno ]] || fail "cc is $(client_cc "$TMPD/c")"
+	fi
 }
 
 main()

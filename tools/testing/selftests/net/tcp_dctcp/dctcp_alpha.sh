@@ -1,0 +1,264 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# alpha follows the marks, at the rate g = 1/2^dctcp_shift_g predicts.
+#
+#   snd0 egress: netem "loss 100% ecn" = every ECT packet gets CE (phase A),
+#                removed mid-flow (phase B: no marks at all)
+#   rcv0 egress: netem delay $DELAY_MS on the ACKs: a fixed RTT, so that
+#                "per RTT" is a countable number of windows
+#
+# In phase A the fraction of marked bytes F is 1, so from alpha_on_init=0
+# alpha_n = 1024 * (1 - (1 - g)^n); in phase B F = 0 and alpha decays as
+# alpha_n = alpha_A * (1 - g)^n.  Both reach half-way after
+# n_half = ln(1/2) / ln(1 - g) windows (10.7 for g = 1/16, 2.4 for 1/4).
+# The flow samples TCP_CC_INFO/TCP_INFO every $SAMPLE_MS ms; the measured
+# half-way time divided by the RTT must be within a factor 2 of n_half,
+# and a larger g must be measurably faster in the same run.
+#
+# Also: dctcp_alpha_on_init is what a new connection starts with (and
+# existing ones keep theirs); RED marking that stops mid-flow (threshold
+# raised with `tc qdisc change`) lets alpha decay; with
+# dctcp_clamp_alpha_on_loss=1 a loss sets alpha to the maximum.
+
+set -eu
+source "$(dirname "$0")/dctcp_lib.sh"
+trap lib_cleanup EXIT
+
+DELAY_MS=${DELAY_MS:-20}
+SAMPLE_MS=${SAMPLE_MS:-10}
+PHASE_MS=${PHASE_MS:-1500}
+
+# hold a connection and return its alpha at connect time
+conn_alpha()
+{
+	local out=$1
+
+	flow_client_bg "$out" -H -c dctcp $RCV4 "$PORT"
+	busywait 10000 grep -q '^holding' "$out" ||
+		fail "client did not connect: $(cat "$out.err")"
+	samples "$out" alpha | head -n 1
+}
+
+ss_alpha_of()
+{
+	# ss_alpha_of LOCAL_PORT
+	ss -N "$snd" -Htino "sport = :$1" |
+		sed -n 's/.*dctcp:(ce_state:[0-9]*,alpha:\([0-9]*\),.*/\1/p'
+}
+
+local_port()
+{
+	ss -N "$snd" -Htn "dport = :$PORT" | awk '{ print $4 }' | sed 's/.*://' |
+		sort -n | tail -n 1
+}
+
+test_alpha_on_init()
+{
+	local v a port first_port
+
+	topo_setup
+	flow_server
+	param_set dctcp_alpha_on_init 1024
+	a=$(conn_alpha "$TMPD/c1024")
+	first_port=$(local_port)
+	diag "alpha_on_init=1024 -> alpha $a at connect"
+	(( a == 1024 )) || fail "alpha $a, want 1024"
+
+	for v in 0 512 100; do
+		param_set dctcp_alpha_on_init "$v"
+		a=$(conn_alpha "$TMPD/c$v")
+		port=$(local_port)
+		diag "alpha_on_init=$v -> alpha $a at connect, ss: $(ss_alpha_of "$port")"
+		(( a == v )) || fail "alpha $a, want $v"
+		[[ $(ss_alpha_of "$port") == "$v" ]] || fail "ss alpha differs"
+	done
+	# the first connection kept what it started with
+	[[ $(ss_alpha_of "$first_port") == 1024 ]] ||
+		fail "existing connection changed alpha to $(ss_alpha_of "$first_port")"
+}
+
+# tau SHIFT: the model's time constant in windows, -1 / ln(1 - g), from
+# the series ln(1 - g) = -sum g^k / k (busybox awk has no log()).
+tau()
+{
+	awk -v s="$1" 'BEGIN {
+		g = 1; l = 0; p = 1
+		for (k = 0; k < s; k++) g /= 2
+		for (k = 1; k <= 60; k++) { p *= g; l += p / k }
+		printf "%.1f\n", 1 / l }'
+}
+
+# analyse OUT: print "tau_rise tau_decay peak final rtt_ms".
+# Both phases are exponential in the number of windows n, so the area
+# between alpha and its target, divided by the step, is the time constant:
+#   rise:  sum (1024 - alpha) dn / 1024    decay: sum alpha dn / peak
+# with dn = dt / srtt for each sampling interval (one window per RTT).
+# The phases split at the last maximum of alpha: under 100% marking alpha
+# only grows, without marks it only shrinks.
+analyse()
+{
+	awk '
+	/^sample/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		n++; t[n] = v["t_ms"]; a[n] = v["alpha"]; r[n] = v["rtt_us"] / 1000
+	}
+	END {
+		peak = -1
+		for (i = 1; i <= n; i++) if (a[i] >= peak) { peak = a[i]; ip = i }
+		for (i = 1; i < n; i++) {
+			rtt = r[i + 1] > 0 ? r[i + 1] : r[i]
+			if (rtt <= 0) continue
+			dn = (t[i + 1] - t[i]) / rtt
+			if (i < ip)
+				rise += (1024 - a[i]) * dn
+			else
+				decay += a[i] * dn
+			rsum += rtt; rn++
+		}
+		printf "%.1f %.1f %d %d %.1f\n", rise / 1024,
+			peak > 0 ? decay / peak : -1, peak, a[n], rn ? rsum / rn : 0
+	}' "$1"
+}
+
+# One mark-all-then-nothing flow with dctcp_shift_g=$1; prints analyse().
+rise_decay_flow()
+{
+	local shift_g=$1 out=$TMPD/flow.g$1
+
+	param_set dctcp_shift_g "$shift_g"
+	param_set dctcp_alpha_on_init 0
+	data_netem loss 100% ecn
+	flow_client_bg "$out" -c dctcp -t $((PHASE_MS * 2 / 1000 + 1)) \
+		-i "$SAMPLE_MS" $RCV4 "$PORT"
+	wait_sample "$out" "$PHASE_MS" $((PHASE_MS * 4 + 20000)) "$FLOW_PID" ||
+		fail "flow did not get to ${PHASE_MS} ms: $(cat "$out.err")"
+	data_netem_off
+	flow_wait "$FLOW_PID" 60000 || fail "client failed: $(cat "$out.err")"
+	analyse "$out"
+}
+
+# within FACTOR_LO FACTOR_HI MEASURED MODEL
+within()
+{
+	awk -v lo="$1" -v hi="$2" -v m="$3" -v e="$4" \
+		'BEGIN { exit !(m > 0 && m >= e * lo && m <= e * hi) }'
+}
+
+test_rise_decay()
+{
+	local rise4 decay4 peak4 final4 rtt rise2 decay2 peak2 final2
+
+	topo_setup
+	ack_delay "$DELAY_MS"
+	flow_server
+
+	read -r rise4 decay4 peak4 final4 rtt <<< "$(rise_decay_flow 4)"
+	read -r rise2 decay2 peak2 final2 rtt <<< "$(rise_decay_flow 2)"
+	diag "alpha every 50 ms, g=1/16: $(samples "$TMPD/flow.g4" alpha | awk 'NR % 5 == 1' | tr '\n' ' ')"
+	diag "alpha every 50 ms, g=1/4: $(samples "$TMPD/flow.g2" alpha | awk 'NR % 5 == 1' | tr '\n' ' ')"
+	diag "figure: alpha g=1/16: time constant rise $rise4 / decay $decay4 windows (model $(tau 4)), peak $peak4, final $final4, mean srtt ${rtt} ms"
+	diag "figure: alpha g=1/4:  time constant rise $rise2 / decay $decay2 windows (model $(tau 2)), peak $peak2, final $final2"
+
+	(( peak4 >= 900 )) || fail "g=1/16: alpha peaked at $peak4 under 100% marking"
+	(( peak2 >= 1000 )) || fail "g=1/4: alpha peaked at $peak2 under 100% marking"
+	# DCTCP closes a window when everything sent at its start is acked:
+	# with cwnd ~2 that can be more often than once per RTT, hence 0.4x.
+	within 0.4 2 "$rise4" "$(tau 4)" || fail "g=1/16: rise time constant $rise4"
+	within 0.4 2 "$decay4" "$(tau 4)" || fail "g=1/16: decay time constant $decay4"
+	within 0.4 2 "$rise2" "$(tau 2)" || fail "g=1/4: rise time constant $rise2"
+	within 0.4 2 "$decay2" "$(tau 2)" || fail "g=1/4: decay time constant $decay2"
+	(( final4 <= 64 )) || fail "g=1/16: alpha still $final4 after ${PHASE_MS} ms unmarked"
+	(( final2 <= 8 )) || fail "g=1/4: alpha still $final2 after ${PHASE_MS} ms unmarked"
+	# g 4x larger: at least 2x faster, both ways, in the same run
+	awk -v a="$rise4" -v b="$rise2" -v c="$decay4" -v d="$decay2" \
+		'BEGIN { exit !(b > 0 && d > 0 && a >= 2 * b && c >= 2 * d) }' ||
+		fail "g=1/4 not faster than g=1/16"
+}
+
+# Real RED marking, then the threshold is raised out of reach mid-flow:
+# the marks stop and alpha decays.
+test_red_stops()
+{
+	local out=$TMPD/flow m_change m_end t_change a_before a_after
+
+	topo_setup
+	bottleneck_red 3000
+	ack_delay 5
+	param_set dctcp_alpha_on_init 0
+	flow_server
+	flow_client_bg "$out" -c dctcp -t 4 -i 50 $RCV4 "$PORT"
+	wait_sample "$out" 2000 30000 "$FLOW_PID" || fail "flow stalled: $(cat "$out.err")"
+	t_change=$(samples "$out" t_ms | tail -n 1)	# marks up to here at least
+	bottleneck_red_change 3000000
+	m_change=$(qdisc_stat "$rtr" rtr1 10: marked)
+	flow_wait "$FLOW_PID" 60000 || fail "client failed: $(cat "$out.err")"
+	m_end=$(qdisc_stat "$rtr" rtr1 10: marked)
+
+	# alpha swings a lot with a 2-packet K: compare means, the second
+	# second of marking against the last 500 ms without
+	a_before=$(samples "$out" t_ms alpha |
+		awk -v tc="$t_change" '$1 >= 1000 && $1 <= tc { s += $2; n++ }
+			END { print n ? int(s / n) : 0 }')
+	a_after=$(samples "$out" t_ms alpha |
+		awk '$1 >= 3500 { s += $2; n++ } END { print n ? int(s / n) : -1 }')
+	diag "figure: RED K=3000 raised at ${t_change} ms: marked $m_change (+$((m_end - m_change)) after), mean alpha $a_before -> $a_after"
+	diag "alpha every 50 ms: $(samples "$out" alpha | tr '\n' ' ')"
+
+	(( m_change > 0 )) || fail "RED did not mark"
+	(( t_change <= 3200 )) || fail "threshold raised too late (${t_change} ms)"
+	(( a_before >= 32 )) || fail "mean alpha only $a_before under K=3000 marking"
+	(( m_end - m_change <= m_change / 10 + 5 )) || fail "marking did not stop"
+	(( a_after >= 0 && a_after * 4 <= a_before )) ||
+		fail "alpha did not decay: $a_before -> $a_after"
+}
+
+# dctcp_clamp_alpha_on_loss: alpha=0 at start and no marks, random loss;
+# with the clamp a loss sets alpha to 1024 (slow decay with shift_g=10
+# keeps it visible), without it alpha stays 0.
+clamp_flow()
+{
+	local clamp=$1 out=$TMPD/flow.clamp$1
+
+	param_set dctcp_clamp_alpha_on_loss "$clamp"
+	flow_client "$out" -c dctcp -t 2 -i 100 $RCV4 "$PORT" ||
+		fail "client failed: $(cat "$out.err")"
+	echo "$(samples "$out" alpha | max_of) $(samples "$out" retrans | tail -n 1)"
+}
+
+test_clamp_on_loss()
+{
+	local max1 retr1 max0 retr0
+
+	[[ -e $(param_path dctcp_clamp_alpha_on_loss) ]] ||
+		skip_because "this tcp_dctcp has no dctcp_clamp_alpha_on_loss (removed upstream in 5.1)"
+	topo_setup
+	bottleneck_fifo
+	ack_delay 5
+	data_netem loss 2%
+	flow_server
+	param_set dctcp_alpha_on_init 0
+	param_set dctcp_shift_g 10
+
+	read -r max1 retr1 <<< "$(clamp_flow 1)"
+	read -r max0 retr0 <<< "$(clamp_flow 0)"
+	diag "figure: loss 2%: clamp=1 max alpha $max1 (retrans $retr1), clamp=0 max alpha $max0 (retrans $retr0)"
+
+	(( retr1 > 0 && retr0 > 0 )) || fail "no loss happened"
+	(( max1 >= 1000 )) || fail "clamp=1: alpha only reached $max1"
+	(( max0 == 0 )) || fail "clamp=0: alpha moved to $max0 without marks"
+}
+
+main()
+{
+	require_dctcp
+	ktap_header 4
+
+	run_test "alpha_on_init applies to new connections only" test_alpha_on_init
+	run_test "alpha rises/decays at the rate g predicts (g=1/16, 1/4)" test_rise_decay
+	run_test "alpha decays once RED stops marking (threshold raised)" test_red_stops
+	run_test "clamp_alpha_on_loss=1 sets alpha to max on loss" test_clamp_on_loss
+	ktap_finish
+}
+
+main "$@"

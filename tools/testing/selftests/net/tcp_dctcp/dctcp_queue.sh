@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Queue control: DCTCP keeps the bottleneck queue near the marking
+# threshold K, CUBIC without ECN fills a deep tail-drop buffer.
+#
+#   snd --- rtr [tbf $RATE -> red ecn K     ] ---> rcv   (dctcp, ECN)
+#   snd --- rtr [tbf $RATE -> pfifo 1000 pkt] ---> rcv   (cubic, no ECN)
+#
+# Same link, same duration, one after the other in the same boot.  While
+# each flow runs, the router's backlog is sampled from `tc -s qdisc` every
+# ~100 ms and ping (ECT(0), so RED marks rather than drops it) measures
+# the RTT through the queue.  Absolute numbers depend on how fast the
+# emulated guest is; the assertions are ratios measured in this run:
+#   - dctcp's median backlog stays within a few K
+#   - cubic's median backlog is > 3x dctcp's, its median ping > 2x
+#   - dctcp keeps at least 70% of cubic's throughput
+
+set -eu
+source "$(dirname "$0")/dctcp_lib.sh"
+trap lib_cleanup EXIT
+
+QUEUE_SECS=${QUEUE_SECS:-4}
+PINGS=${PINGS:-25}
+
+# run_one LABEL CC: one flow with backlog and ping sampling after 1 s;
+# prints "backlog_median ping_median mbit drops marks".
+run_one()
+{
+	local label=$1 cc=$2 out=$TMPD/$1 ping_pid
+
+	flow_client_bg "$out" -c "$cc" -t "$QUEUE_SECS" -i 100 $RCV4 "$PORT"
+	wait_sample "$out" 1000 30000 "$FLOW_PID" || fail "$label: flow stalled"
+	backlog_sampler_start "$out.backlog"
+	"$IP_BIN" netns exec "$snd" "$PING_BIN" -n -Q 2 -i 0.1 -c "$PINGS" -W 2 \
+		$RCV4 > "$out.ping" 2>&1 &
+	ping_pid=$!
+	BG_PIDS+=($ping_pid)
+	flow_wait "$FLOW_PID" 60000 || fail "$label: client failed: $(cat "$out.err")"
+	backlog_sampler_stop
+	wait "$ping_pid" || true
+	grep -q "^cc $cc$" "$out" || fail "$label: not a $cc flow"
+
+	echo "$(median < "$out.backlog")" \
+	     "$(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$out.ping" | median)" \
+	     "$(done_field "$out" mbit)" \
+	     "$(qdisc_stat "$rtr" rtr1 10: dropped)" \
+	     "$(qdisc_stat "$rtr" rtr1 10: marked)"
+}
+
+# K/C in ms: the queueing delay of K bytes at $RATE
+k_over_c_ms()
+{
+	echo "$RATE" | awk -v k="$K" '{
+		r = $0 + 0
+		if ($0 ~ /kbit$/) r *= 1e3; else if ($0 ~ /mbit$/) r *= 1e6
+		else if ($0 ~ /gbit$/) r *= 1e9
+		printf "%.1f\n", k * 8 / r * 1000 }'
+}
+
+test_queue()
+{
+	local base d_bl d_ping d_mbit d_drop d_mark c_bl c_ping c_mbit c_drop c_mark kc
+
+	topo_setup
+	flow_server
+	base=$(ping_rtts "$snd" $RCV4 5 | median)
+	kc=$(k_over_c_ms)
+
+	bottleneck_red
+	read -r d_bl d_ping d_mbit d_drop d_mark <<< "$(run_one dctcp dctcp)"
+
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn=0
+	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0
+	in_ns "$rcv" sysctl -qw net.ipv4.tcp_congestion_control=cubic
+	bottleneck_fifo
+	read -r c_bl c_ping c_mbit c_drop c_mark <<< "$(run_one cubic cubic)"
+
+	diag "figure: queue rate=$RATE K=$K (K/C=${kc} ms) base ping ${base} ms"
+	diag "figure: dctcp+RED: backlog median ${d_bl} B, ping median ${d_ping} ms, ${d_mbit} Mbit/s, marked $d_mark, dropped $d_drop"
+	diag "figure: cubic+FIFO: backlog median ${c_bl} B, ping median ${c_ping} ms, ${c_mbit} Mbit/s, dropped $c_drop"
+	diag "dctcp backlog: $(tr '\n' ' ' < "$TMPD/dctcp.backlog")"
+	diag "cubic backlog: $(tr '\n' ' ' < "$TMPD/cubic.backlog")"
+
+	awk -v b="$d_bl" -v k="$K" 'BEGIN { exit !(b <= 3 * k) }' ||
+		fail "dctcp backlog median $d_bl > 3K"
+	awk -v c="$c_bl" -v d="$d_bl" -v k="$K" 'BEGIN { exit !(c > 3 * d && c > 3 * k) }' ||
+		fail "cubic backlog $c_bl not > 3x dctcp's $d_bl"
+	awk -v c="$c_ping" -v d="$d_ping" 'BEGIN { exit !(d > 0 && c > 2 * d) }' ||
+		fail "cubic ping $c_ping ms not > 2x dctcp's $d_ping ms"
+	awk -v d="$d_ping" -v b="$base" -v kc="$kc" 'BEGIN { exit !(d <= b + 3 * kc + 5) }' ||
+		fail "dctcp ping $d_ping ms far above base $base + K/C $kc"
+	awk -v c="$c_mbit" -v d="$d_mbit" 'BEGIN { exit !(d >= 0.7 * c) }' ||
+		fail "dctcp throughput $d_mbit < 70% of cubic's $c_mbit"
+	(( d_mark > 0 )) || fail "RED did not mark"
+}
+
+main()
+{
+	require_dctcp
+	ktap_header 1
+
+	run_test "dctcp holds the queue near K, cubic fills the FIFO" test_queue
+	ktap_finish
+}
+
+main "$@"
