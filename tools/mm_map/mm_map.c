@@ -3,6 +3,7 @@
  * Restorer-side PR_SET_MM_MAP helper, see mm_map.h.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,8 +38,8 @@ struct prctl_mm_map {
 #endif
 
 #ifdef __LP64__
-_Static_assert(sizeof(struct prctl_mm_map) == MM_MAP_STRUCT_SIZE,
-	       "struct prctl_mm_map layout");
+static_assert(sizeof(struct prctl_mm_map) == MM_MAP_STRUCT_SIZE,
+	      "struct prctl_mm_map layout");
 #endif
 
 const char * const mm_map_field_names[MM_NR_FIELDS] = {
@@ -262,8 +263,13 @@ int mm_map_apply(const struct mm_map_image *img, unsigned int flags,
 			*path = MM_MAP_PATH_MAP;
 			return mm_map_set(img);
 		}
-		/* Only "no such operation" means: try the old way. */
-		if (err != -EINVAL)
+		/*
+		 * "No such operation" means: try the old way.  A kernel
+		 * without PR_SET_MM_MAP checks CAP_SYS_RESOURCE before it
+		 * looks at the opcode, so an unprivileged caller sees EPERM
+		 * there; the legacy calls will then say EPERM as well.
+		 */
+		if (err != -EINVAL && err != -EPERM)
 			return err;
 	}
 	*path = MM_MAP_PATH_LEGACY;

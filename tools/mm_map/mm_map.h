@@ -49,7 +49,8 @@ enum mm_map_path {
 
 /*
  * 0 and *size = sizeof(struct prctl_mm_map) as the kernel sees it, or
- * -EINVAL when the kernel lacks PR_SET_MM_MAP, or another -errno.
+ * -EINVAL when the kernel lacks PR_SET_MM_MAP (-EPERM if, in addition, the
+ * caller lacks CAP_SYS_RESOURCE), or another -errno.
  */
 int mm_map_probe(unsigned int *size);
 

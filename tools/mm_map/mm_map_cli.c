@@ -51,7 +51,7 @@ static void say(const char *fmt, ...)
 		_exit(2);
 }
 
-static int usage(void)
+static int print_usage(void)
 {
 	fprintf(stderr,
 		"usage: mm_map probe [--expect present|absent]\n"
@@ -74,7 +74,7 @@ static int cmd_probe(int argc, char **argv)
 	const char *got;
 
 	if (argc && (argc != 2 || strcmp(argv[0], "--expect")))
-		return usage();
+		return print_usage();
 	err_size = mm_map_probe(&size);
 	err_map = mm_map_read(0, &img);
 	if (err_map) {
@@ -252,20 +252,20 @@ static int parse_apply_opts(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage();
+		return print_usage();
 	if (!strcmp(argv[1], "probe"))
 		return cmd_probe(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "show") && argc <= 3)
 		return cmd_show(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "apply-self")) {
 		if (parse_apply_opts(argc - 2, argv + 2))
-			return usage();
+			return print_usage();
 		return run_in_child(apply_self_thunk, 0);
 	}
 	if (!strcmp(argv[1], "apply-from") && argc >= 3) {
 		if (parse_apply_opts(argc - 3, argv + 3))
-			return usage();
+			return print_usage();
 		return run_in_child(child_apply_from, atoi(argv[2]));
 	}
-	return usage();
+	return print_usage();
 }

@@ -7,13 +7,15 @@
 #
 # TOPO:
 #
-#   +-------------------+      +---------------------------+      +-------------------+
-#   | ns snd            |      | ns sw ("switch port")     |      | ns rcv            |
-#   | senders/responders| veth | forwards; egress to rcv:  | veth | receivers,        |
-#   | 198.51.100.1   s0 +------+ w0   tbf RATE             +------+ r0  aggregator    |
-#   | GSO off (1 seg)   |      |   `-- RED ecn K | pfifo w1 |      | 203.0.113.1       |
-#   +-------------------+      +---------------------------+      +-------------------+
-#       data --> (the only queue is at sw:w1)            <-- ACKs (not shaped)
+#   +------------------+      +----------------------------+      +-----------------+
+#   | ns snd           |      | ns sw  ("switch port")     |      | ns rcv          |
+#   | senders,         | veth | forwards; egress to rcv:   | veth | receivers,      |
+#   | responders   s0  +------+ w0     tbf RATE            +------+ r0  aggregator  |
+#   | 198.51.100.1     |      |          `-- RED | pfifo w1 |      | 203.0.113.1     |
+#   | GSO: 1 segment   |      |                            |      |                 |
+#   +------------------+      +----------------------------+      +-----------------+
+#       data -------------------> (the only queue: sw:w1) ------------> ACKs back,
+#                                                                        not shaped
 #
 # Output on stdout (parsed by bench.sh):
 #   # text                          progress, diagnostics
@@ -832,4 +834,4 @@ main()
 	return "$FAILED"
 }
 
-main "$@"
+main "$@"; exit $?

@@ -181,6 +181,8 @@ set_localversion() {
 verify_config() {
 	local frag line sym want bad=0
 
+	{ echo "+ final .config:"; cat "$TREE/.config"; } >>"$LOG"
+
 	for frag in "${FRAGMENTS[@]}"; do
 		while IFS= read -r line; do
 			if [[ "$line" =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
@@ -198,7 +200,7 @@ verify_config() {
 			fi
 		done <"$frag"
 	done
-	[ "$bad" = 0 ] || die "config fragments not honoured (see above)"
+	[ "$bad" = 0 ] || die "config fragments not honoured (see above; .config kept in $LOG)"
 }
 
 apply_patch() {

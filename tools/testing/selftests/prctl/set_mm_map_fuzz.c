@@ -70,7 +70,7 @@ static struct prctl_mm_map restore_map;		/* orig_map plus its auxv */
 static unsigned long auxv_buf[AUXV_WORDS_MAX];
 static struct stats *st;
 static bool verbose;
-static volatile int stop_reader;
+static int stop_reader;		/* __atomic: set by main, read by reader */
 
 /* write(2) from a static buffer: no stdio or malloc inside the loop. */
 static void report(const char *fmt, ...)
@@ -214,7 +214,6 @@ static void rlimit_edge(struct prctl_mm_map *m, const struct env *e)
 
 static void gen_call(struct call *c, const struct env *e)
 {
-
 	memset(c, 0, sizeof(*c));
 	c->map = orig_map;
 	c->map.auxv = NULL;
@@ -454,7 +453,7 @@ static void *reader(void *arg)
 	static char buf[1 << 16];
 	unsigned long n = 0;
 
-	while (!stop_reader)
+	while (!__atomic_load_n(&stop_reader, __ATOMIC_RELAXED))
 		read_file(files[n++ % ARRAY_SIZE(files)], buf, sizeof(buf));
 	return NULL;
 }
@@ -549,7 +548,7 @@ static void fuzz_child(unsigned long seed, unsigned long first,
 		_exit(2);
 	for (i = first; i < last; i++)
 		run_one(seed, i, &e);
-	stop_reader = 1;
+	__atomic_store_n(&stop_reader, 1, __ATOMIC_RELAXED);
 	pthread_join(thr, NULL);
 	_exit(0);
 }

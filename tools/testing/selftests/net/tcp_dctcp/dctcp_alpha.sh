@@ -157,9 +157,8 @@ test_rise_decay()
 	read -r rise2 decay2 peak2 final2 rtt <<< "$(rise_decay_flow 2)"
 	diag "alpha every 50 ms, g=1/16: $(samples "$TMPD/flow.g4" alpha | awk 'NR % 5 == 1' | tr '\n' ' ')"
 	diag "alpha every 50 ms, g=1/4: $(samples "$TMPD/flow.g2" alpha | awk 'NR % 5 == 1' | tr '\n' ' ')"
-	diag "figure: alpha g=1/16: time constant rise $rise4 / decay $decay4 windows (model $(tau 4)), peak $peak4, final $final4, mean srtt ${rtt} ms"
-	diag "figure: alpha g=1/4:  time constant rise $rise2 / decay $decay2 windows (model $(tau 2)), peak $peak2, final $final2"
-
+	figure "alpha_g16 tau_rise=$rise4 tau_decay=$decay4 tau_model=$(tau 4) peak=$peak4 final=$final4 srtt_ms=$rtt"
+	figure "alpha_g4 tau_rise=$rise2 tau_decay=$decay2 tau_model=$(tau 2) peak=$peak2 final=$final2"
 	(( peak4 >= 900 )) || fail "g=1/16: alpha peaked at $peak4 under 100% marking"
 	(( peak2 >= 1000 )) || fail "g=1/4: alpha peaked at $peak2 under 100% marking"
 	# DCTCP closes a window when everything sent at its start is acked:
@@ -202,7 +201,7 @@ test_red_stops()
 			END { print n ? int(s / n) : 0 }')
 	a_after=$(samples "$out" t_ms alpha |
 		awk '$1 >= 3500 { s += $2; n++ } END { print n ? int(s / n) : -1 }')
-	diag "figure: RED K=3000 raised at ${t_change} ms: marked $m_change (+$((m_end - m_change)) after), mean alpha $a_before -> $a_after"
+	figure "red_stops K=3000 raised_at_ms=$t_change marked=$m_change marked_after=$((m_end - m_change)) alpha_before=$a_before alpha_after=$a_after"
 	diag "alpha every 50 ms: $(samples "$out" alpha | tr '\n' ' ')"
 
 	(( m_change > 0 )) || fail "RED did not mark"
@@ -230,8 +229,11 @@ test_clamp_on_loss()
 {
 	local max1 retr1 max0 retr0
 
-	[[ -e $(param_path dctcp_clamp_alpha_on_loss) ]] ||
-		skip_because "this tcp_dctcp has no dctcp_clamp_alpha_on_loss (removed upstream in 5.1)"
+	if [[ ! -e $(param_path dctcp_clamp_alpha_on_loss) ]]; then
+		[[ $DCTCP_IMPL == intree ]] ||
+			fail "no dctcp_clamp_alpha_on_loss parameter"
+		not_applicable "Debian's in-tree module has no dctcp_clamp_alpha_on_loss"
+	fi
 	topo_setup
 	bottleneck_fifo
 	ack_delay 5
@@ -242,7 +244,7 @@ test_clamp_on_loss()
 
 	read -r max1 retr1 <<< "$(clamp_flow 1)"
 	read -r max0 retr0 <<< "$(clamp_flow 0)"
-	diag "figure: loss 2%: clamp=1 max alpha $max1 (retrans $retr1), clamp=0 max alpha $max0 (retrans $retr0)"
+	figure "clamp loss=2% clamp1_alpha_max=$max1 clamp1_retrans=$retr1 clamp0_alpha_max=$max0 clamp0_retrans=$retr0"
 
 	(( retr1 > 0 && retr0 > 0 )) || fail "no loss happened"
 	(( max1 >= 1000 )) || fail "clamp=1: alpha only reached $max1"

@@ -44,7 +44,7 @@ test_marking()
 	last_alpha=$(samples "$out" alpha | tail -n 2 | head -n 1)
 	ab_ecn=$(samples "$out" ab_ecn | awk '{ s += $1 } END { print s + 0 }')
 	mbit=$(done_field "$out" mbit)
-	diag "figure: marking delay=${delay}ms rate=$RATE K=$K: marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha(ss)=${alpha_ss:-none} alpha(last)=$last_alpha mbit=$mbit rtt_us=$(samples "$out" rtt_us | median)"
+	figure "marking_d${delay} rate=$RATE K=$K marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha_ss=${alpha_ss:-none} alpha_mean=$(samples "$out" t_ms alpha | awk '$1 >= 1000 { s += $2; n++ } END { print n ? int(s / n) : 0 }') alpha_last=$last_alpha mbit=$mbit rtt_ms=$(samples "$out" rtt_us | awk '$1 > 0 { print $1 / 1000 }' | median)"
 	diag "alpha series: $(samples "$out" alpha | tr '\n' ' ')"
 
 	(( m1 - m0 > 0 )) || fail "RED marked nothing"
@@ -81,7 +81,7 @@ test_loss()
 	retrans=$(samples "$out" retrans | tail -n 1)
 	ssth=$(samples "$out" ssthresh | tail -n 1)
 	cwnd_max=$(samples "$out" cwnd | max_of)
-	diag "figure: loss 1%: mbit=$(done_field "$out" mbit) retrans=$retrans TcpRetransSegs=$((r1 - r0)) ssthresh=$ssth cwnd_max=$cwnd_max"
+	figure "loss1 mbit=$(done_field "$out" mbit) retrans=$retrans TcpRetransSegs=$((r1 - r0)) ssthresh=$ssth cwnd_max=$cwnd_max"
 	diag "ss: $(cat "$out.ss")"
 
 	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"

@@ -35,7 +35,7 @@ run_one()
 	"$IP_BIN" netns exec "$snd" "$PING_BIN" -n -Q 2 -i 0.1 -c "$PINGS" -W 2 \
 		$RCV4 > "$out.ping" 2>&1 &
 	ping_pid=$!
-	BG_PIDS+=($ping_pid)
+	BG_PIDS+=("$ping_pid")
 	flow_wait "$FLOW_PID" 60000 || fail "$label: client failed: $(cat "$out.err")"
 	backlog_sampler_stop
 	wait "$ping_pid" || true
@@ -76,9 +76,9 @@ test_queue()
 	bottleneck_fifo
 	read -r c_bl c_ping c_mbit c_drop c_mark <<< "$(run_one cubic cubic)"
 
-	diag "figure: queue rate=$RATE K=$K (K/C=${kc} ms) base ping ${base} ms"
-	diag "figure: dctcp+RED: backlog median ${d_bl} B, ping median ${d_ping} ms, ${d_mbit} Mbit/s, marked $d_mark, dropped $d_drop"
-	diag "figure: cubic+FIFO: backlog median ${c_bl} B, ping median ${c_ping} ms, ${c_mbit} Mbit/s, dropped $c_drop"
+	figure "queue rate=$RATE K=$K k_over_c_ms=$kc base_ping_ms=$base"
+	figure "queue_dctcp backlog=$d_bl ping_ms=$d_ping mbit=$d_mbit marked=$d_mark dropped=$d_drop"
+	figure "queue_cubic backlog=$c_bl ping_ms=$c_ping mbit=$c_mbit dropped=$c_drop marked=$c_mark"
 	diag "dctcp backlog: $(tr '\n' ' ' < "$TMPD/dctcp.backlog")"
 	diag "cubic backlog: $(tr '\n' ' ' < "$TMPD/cubic.backlog")"
 

@@ -98,7 +98,7 @@ test_dctcp_reno_by_name()
 	local info
 
 	[[ $DCTCP_IMPL == ours ]] ||
-		skip_because "Debian's in-tree module does not register dctcp-reno"
+		not_applicable "Debian's in-tree module does not register dctcp-reno"
 	topo_setup
 	flow_server
 	hold_conn "$TMPD/c" $RCV4 -c dctcp-reno

@@ -19,7 +19,7 @@ SCRIPT_TIMEOUT=${SCRIPT_TIMEOUT:-$(sed -n 's/^timeout=//p' "$HERE/settings")}
 # at least min_age (5 s) apart.  Prints one TAP line.
 kmemleak_check()
 {
-	local leaks i
+	local leaks
 
 	if [[ ! -w $KMEMLEAK ]]; then
 		echo "# no kmemleak in this kernel"
@@ -28,7 +28,7 @@ kmemleak_check()
 	echo "TAP version 13"
 	echo "1..1"
 	echo scan > "$KMEMLEAK"
-	for i in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6; do
 		sleep 1		# let objects age past kmemleak's min_age
 	done
 	echo scan > "$KMEMLEAK"

@@ -3,8 +3,8 @@
 #
 # Run the tcp_dctcp selftests inside a QEMU guest booting KERNEL.
 #
-#   run_vm.sh KERNEL [--impl ours|intree] [--rate RATE] [--timeout SECS]
-#             [--log FILE] [SCRIPT...]
+#   run_vm.sh KERNEL [--impl ours|intree] [--ko FILE] [--rate RATE]
+#             [--timeout SECS] [--log FILE] [SCRIPT...]
 #
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
 # deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
@@ -13,7 +13,8 @@
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
-# intree ships Debian's own tcp_dctcp instead (modprobe).  The guest kernel
+# intree ships Debian's own tcp_dctcp instead (modprobe).  --ko tests a
+# prebuilt module instead of building one (e.g. a deliberately broken one).  The guest kernel
 # log is checked for splats (--dmesg-check) and, on a kmemleak kernel,
 # scanned for leaks at the end.  TAP is streamed to stdout; exit status is
 # non-zero on any failure, a hung guest (watchdog) or a kernel splat.
@@ -28,6 +29,7 @@ KCONF_DIR=$TOP/tools/testing/kernel
 
 KERNEL=
 IMPL=ours
+KO=
 RATE=
 TIMEOUT=
 LOG=
@@ -48,7 +50,7 @@ die()
 
 usage()
 {
-	sed -n '4,8s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -57,6 +59,7 @@ parse_args()
 	while (( $# )); do
 		case $1 in
 		--impl)		IMPL=${2:?}; shift ;;
+		--ko)		KO=${2:?}; shift ;;
 		--rate)		RATE=${2:?}; shift ;;
 		--timeout)	TIMEOUT=${2:?}; shift ;;
 		--log)		LOG=${2:?}; shift ;;
@@ -125,7 +128,9 @@ main()
 	make -s -C "$HERE" OUTPUT="$STAGE" INSTALL_PATH="$STAGE/root/opt/tcp_dctcp" \
 		install >&2 || { tap_fail "build of the selftests failed"; exit 1; }
 
-	if [[ $IMPL == ours ]]; then
+	if [[ -n $KO ]]; then
+		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko")
+	elif [[ $IMPL == ours ]]; then
 		ko=$("$TOP/tools/testing/build-module.sh" "$kdir") ||
 			{ tap_fail "tcp_dctcp.ko build for $KERNEL failed"; exit 1; }
 		vm_args+=(--file "$ko:/opt/dctcp/tcp_dctcp.ko")

@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PR_SET_MM_MAP: build what is needed (cached) and run every suite on every
+# kernel asked for; one TAP stream, exit status non-zero on any failure.
+#
+#   run_all.sh [-k "host deb-6.1 deb-6.12 base patched"] [-n FUZZ_COUNT]
+#
+#   host      the running kernel: selftest, fuzz, mm_map
+#   deb-6.1   Debian's 6.1 in QEMU (upstream PR_SET_MM_MAP): + criu
+#   deb-6.12  Debian's 6.12 in QEMU: selftest, fuzz, mm_map
+#   base      6.1 without PR_SET_MM_MAP (prep-base.sh): the probe must say
+#             absent (EINVAL), mm_map must fall back to legacy PR_SET_MM,
+#             criu must restore through the legacy path
+#   patched   base + prctl_mm_map.patch: selftest, fuzz, mm_map, criu
+#
+# Every VM runs with --dmesg-check; a hang (124), a crash or a kernel splat
+# (125) fails that kernel.  The selftest's per-case results must be the
+# same on every kernel that has PR_SET_MM_MAP.
+#   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE
+set -eu
+
+readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly TOP="$(cd "$HERE/../../../.." && pwd)"
+readonly KTOOLS="$TOP/tools/testing/kernel"
+readonly QEMU_DIR="$TOP/tools/testing/qemu"
+readonly ALL_KERNELS="host deb-6.1 deb-6.12 base patched"
+
+KERNELS="$ALL_KERNELS"
+FUZZ_COUNT="${FUZZ_COUNT:-2000}"
+VM_TIMEOUT="${VM_TIMEOUT:-900}"
+N=0
+FAILED=0
+WORK=""
+declare -A SELFTEST_RESULT=()
+
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $*"; }
+skip() {
+	if [ "${CI:-}" = true ]; then
+		not_ok "$1 (CI=true: a skip is a failure: $2)"
+	else
+		N=$((N + 1))
+		echo "ok $N - $1 # SKIP $2"
+	fi
+}
+note() { echo "# $*"; }
+die() { echo "Bail out! $*"; exit 1; }
+
+cleanup() {
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+usage() {
+	sed -n '3,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+parse_args() {
+	while getopts "k:n:h" opt; do
+		case "$opt" in
+		k) KERNELS="${OPTARG//,/ }" ;;
+		n) FUZZ_COUNT="$OPTARG" ;;
+		*) usage ;;
+		esac
+	done
+	local k
+	for k in $KERNELS; do
+		case " $ALL_KERNELS " in
+		*" $k "*) ;;
+		*) echo "unknown kernel '$k' (known: $ALL_KERNELS)" >&2; exit 2 ;;
+		esac
+	done
+}
+
+check_tools() {
+	command -v make >/dev/null || die "make missing: apt-get install build-essential"
+	command -v gcc >/dev/null || die "gcc missing: apt-get install build-essential"
+	[ -e /usr/lib/x86_64-linux-gnu/libc.a ] ||
+		die "static libc missing: apt-get install libc6-dev"
+	if [ "$KERNELS" != host ]; then
+		command -v qemu-system-x86_64 >/dev/null ||
+			die "qemu-system-x86_64 missing: apt-get install qemu-system-x86"
+		[ -x "$QEMU_DIR/vm-run.sh" ] || die "$QEMU_DIR/vm-run.sh missing"
+	fi
+}
+
+# Static binaries (they go into the guests) plus the scripts, in one dir.
+build_userland() {
+	local src ksft
+
+	src=$("$KTOOLS/unpack-source.sh")
+	ksft="$src/tools/testing/selftests"
+	WORK=$(mktemp -d /tmp/prctl-run-all.XXXXXX)
+	mkdir -p "$WORK/bin" "$WORK/st"
+	if make -s -C "$HERE" KSFT_DIR="$ksft" OUTPUT="$WORK/st" \
+		"$WORK/st/set_mm_map_test" "$WORK/st/set_mm_map_fuzz" >"$WORK/build.log" 2>&1 &&
+	   make -s -C "$TOP/tools/mm_map" >>"$WORK/build.log" 2>&1; then
+		ok "build: set_mm_map_test, set_mm_map_fuzz, mm_map (static)"
+	else
+		not_ok "build: set_mm_map_test, set_mm_map_fuzz, mm_map (static)"
+		sed 's/^/# /' "$WORK/build.log"
+		die "cannot test without the binaries"
+	fi
+	cp "$WORK/st/set_mm_map_test" "$WORK/st/set_mm_map_fuzz" \
+	   "$TOP/tools/mm_map/mm_map" "$TOP/tools/mm_map/test_mm_map.sh" \
+	   "$HERE/criu_restore.sh" "$HERE/prctl_suites.sh" "$WORK/bin/"
+}
+
+# Renumber the TAP lines of one prctl_suites.sh run, prefix "KERNEL/SUITE:",
+# turn everything else into diagnostics, and check each suite's exit code.
+relay() {
+	local kernel="$1" line suite="" rc status desc num
+
+	while IFS= read -r line; do
+		case "$line" in
+		"### suite "*)
+			suite="${line#\#\#\# suite }"
+			continue ;;
+		"### end "*)
+			rc="${line##*rc=}"
+			case "$rc" in
+			0) ok "$kernel/$suite: exited 0" ;;
+			4) skip "$kernel/$suite" "the suite skipped itself" ;;
+			*) not_ok "$kernel/$suite: exited $rc" ;;
+			esac
+			suite=""
+			continue ;;
+		esac
+		if [[ "$line" =~ ^(not\ )?ok\ ([0-9]+)\ ?(-\ )?(.*)$ ]]; then
+			status="${BASH_REMATCH[1]:+not }ok"
+			num="${BASH_REMATCH[2]}"
+			desc="${BASH_REMATCH[4]}"
+			N=$((N + 1))
+			[ "$status" = ok ] || FAILED=1
+			if [[ "$desc" =~ ^#\ SKIP ]]; then
+				if [ "${CI:-}" = true ]; then
+					status="not ok"
+					FAILED=1
+				fi
+				echo "$status $N - $kernel/$suite: case $num $desc"
+				desc="skip"
+			else
+				echo "$status $N - $kernel/$suite: $desc"
+			fi
+			[ "$suite" != selftest ] ||
+				SELFTEST_RESULT[$kernel]+="$num $status $desc"$'\n'
+			continue
+		fi
+		case "$line" in
+		"TAP version"*|1..*) ;;
+		"#  RUN "*|"#"*" OK  "*) ;;	# harness chatter
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+	[ -z "$suite" ] || not_ok "$kernel/$suite: output ended inside the suite"
+}
+
+host_run() {
+	local log="$WORK/host.log"
+
+	note "host: $(uname -r)"
+	PRCTL_BIN_DIR="$WORK/bin" FUZZ_COUNT="$FUZZ_COUNT" \
+		"$WORK/bin/prctl_suites.sh" selftest fuzz mm_map-present \
+		>"$log" 2>&1 || true
+	relay host <"$log"
+}
+
+kernel_dir() {
+	case "$1" in
+	deb-*)
+		"$QEMU_DIR/fetch-kernel.sh" "$1" ;;
+	base)
+		"$KTOOLS/build-kernel.sh" --name prctl-base \
+			--fragment "$KTOOLS/base.config" \
+			--fragment "$KTOOLS/criu.config" \
+			--prep "$KTOOLS/prep-base.sh" ;;
+	patched)
+		"$KTOOLS/build-kernel.sh" --name prctl-mm-map \
+			--fragment "$KTOOLS/base.config" \
+			--fragment "$KTOOLS/criu.config" \
+			--prep "$KTOOLS/prep-base.sh" \
+			--patch "$TOP/prctl_mm_map.patch" ;;
+	esac
+}
+
+suites_for() {
+	case "$1" in
+	deb-6.1)	echo "selftest fuzz mm_map-present criu-map" ;;
+	deb-6.12)	echo "selftest fuzz mm_map-present" ;;
+	base)		echo "mm_map-absent criu-legacy" ;;
+	patched)	echo "selftest fuzz mm_map-present criu-map" ;;
+	esac
+}
+
+vm_run_kernel() {
+	local kernel="$1" kdir log rc start suites
+
+	start=$SECONDS
+	if ! kdir=$(kernel_dir "$kernel" 2>"$WORK/$kernel.build.log"); then
+		not_ok "$kernel: kernel available (build/fetch failed)"
+		tail -n 30 "$WORK/$kernel.build.log" | sed 's/^/# /'
+		return
+	fi
+	ok "$kernel: kernel available in $((SECONDS - start)) s ($(basename "$kdir"), $(cat "$kdir/kver"))"
+
+	suites=$(suites_for "$kernel")
+	log="$WORK/$kernel.vm.log"
+	rc=0
+	start=$SECONDS
+	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
+		--dmesg-check --log "$WORK/$kernel.console.log" \
+		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
+		--env FUZZ_COUNT="$FUZZ_COUNT" \
+		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
+	relay "$kernel" <"$log"
+	case "$rc" in
+	0) ok "$kernel: VM ran to the end in $((SECONDS - start)) s, kernel log clean" ;;
+	124) not_ok "$kernel: VM hung (watchdog after ${VM_TIMEOUT} s)" ;;
+	125) not_ok "$kernel: VM crashed or the kernel log has a splat"
+	     grep -E 'BUG:|WARNING:|Oops|Call Trace|KASAN|lockdep' \
+		"$WORK/$kernel.console.log" 2>/dev/null | head -n 40 | sed 's/^/# /' ;;
+	*) not_ok "$kernel: guest command exited $rc" ;;
+	esac
+}
+
+# Every kernel with PR_SET_MM_MAP must give the same per-case verdicts.
+compare_selftests() {
+	local k ref="" refk="" bad=0 n=0
+
+	for k in host deb-6.1 deb-6.12 patched; do
+		[ -n "${SELFTEST_RESULT[$k]:-}" ] || continue
+		n=$((n + 1))
+		if [ -z "$ref" ]; then
+			ref="${SELFTEST_RESULT[$k]}"
+			refk="$k"
+		elif [ "$ref" != "${SELFTEST_RESULT[$k]}" ]; then
+			bad=1
+			diff <(echo "$ref") <(echo "${SELFTEST_RESULT[$k]}") |
+				sed "s/^/# $refk vs $k: /"
+		fi
+	done
+	[ "$n" -ge 2 ] || return 0
+	if [ "$bad" = 0 ]; then
+		ok "selftest verdicts identical on: ${!SELFTEST_RESULT[*]}"
+	else
+		not_ok "selftest verdicts identical on: ${!SELFTEST_RESULT[*]}"
+	fi
+}
+
+main() {
+	local k
+
+	parse_args "$@"
+	echo "TAP version 13"
+	check_tools
+	build_userland
+	mkdir -p "$WORK/bin-overlay/opt"
+	cp -a "$WORK/bin" "$WORK/bin-overlay/opt/prctl"
+	note "kernels: $KERNELS; fuzz count $FUZZ_COUNT"
+
+	for k in $KERNELS; do
+		if [ "$k" = host ]; then
+			host_run
+		else
+			vm_run_kernel "$k"
+		fi
+	done
+	compare_selftests
+	echo "1..$N"
+	exit "$FAILED"
+}
+
+main "$@"
