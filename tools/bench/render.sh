@@ -274,11 +274,18 @@ tables()
 }
 
 # ---- plots -----------------------------------------------------------------
-# split CSV NAME by its first column into $PLOT/NAME-ALGO.dat (space separated)
+# split CSV NAME by its first column into $PLOT/NAME-ALGO.dat (space
+# separated); with a second argument, only rows whose "flows" column (the
+# second) is that number, without that column
 split_csv()
 {
 	[ -s "$OUT/$1.csv" ] || return 0
-	awk -F, -v d="$PLOT" -v n="$1" 'NR > 1 { f = d "/" n "-" $1 ".dat"; $1 = ""; print > f }' "$OUT/$1.csv"
+	awk -F, -v d="$PLOT" -v n="$1" -v flows="${2:-}" '
+	NR > 1 {
+		f = d "/" n "-" $1 ".dat"; $1 = ""
+		if (flows != "") { if ($2 != flows) next; $2 = "" }
+		print > f
+	}' "$OUT/$1.csv"
 }
 
 algos_with()
@@ -291,15 +298,17 @@ algos_with()
 	echo "$l"
 }
 
-# gnuplot "plot" clause over algorithms: plot_clause NAME USING [extra]
+# gnuplot "plot" clause over algorithms: plot_clause NAME USING; an
+# algorithm keeps its line style (its place in ORDER) in every plot
 plot_clause()
 {
-	local a sep="" s="" i=1
+	local a sep="" s="" i=0
 
-	for a in $(algos_with "$1"); do
+	for a in $ORDER; do
+		i=$((i + 1))
+		[ -s "$PLOT/$1-$a.dat" ] || continue
 		s="$s$sep'$PLOT/$1-$a.dat' using $2 with lines ls $i title '$a'"
 		sep=", "
-		i=$((i + 1))
 	done
 	echo "$s"
 }
@@ -314,6 +323,7 @@ gp_common()
 	set style line 4 lc rgb "#ff7f0e" lw 1.5
 	set style line 5 lc rgb "#2ca02c" lw 1.5
 	set style line 6 lc rgb "#d62728" lw 1.5
+	set style line 7 lc rgb "#7f7f7f" lw 1.5 dt 3
 	set grid lc rgb "#dddddd"
 	set key top left font ",8"
 	EOF
@@ -321,23 +331,34 @@ gp_common()
 
 plots()
 {
-	local n
+	local n qflows
 
 	PLOT=$(mktemp -d /tmp/bench-plot.XXXXXX)
-	for n in queue_ts queue_rtt_cdf converge_ts alpha_ts incast_qct; do
+	for n in converge_ts alpha_ts incast_qct; do
 		split_csv "$n"
 	done
+	# queue plots: the run with the fewest flows (--long adds 19 flows)
+	qflows=$(awk -F, 'NR > 1 && (min == "" || $2 < min) { min = $2 } END { print min }' "$OUT/queue_ts.csv" 2>/dev/null)
+	if [ -n "$qflows" ]; then
+		split_csv queue_ts "$qflows"
+		split_csv queue_rtt_cdf "$qflows"
+	fi
 
-	# queue: backlog over time (first flow-count run only) and RTT CDF
+	# queue: backlog over time and RTT CDF
 	if [ -n "$(algos_with queue_ts)" ]; then
+		local k_kb
+		k_kb=$(awk '/scenario=env/ { for (i = 2; i <= NF; i++) if ($i ~ /^k_bytes=/) { sub(/.*=/, "", $i); print $i / 1000; exit } }' "$OUT/results.txt")
 		{
 			gp_common
 			echo "set output '$OUT/queue.png'"
 			echo "set multiplot layout 1,2"
-			echo "set title 'bottleneck backlog (sampled every 100 ms)'"
+			echo "set title 'bottleneck backlog, $qflows flows (sampled every 100 ms)'"
 			echo "set xlabel 'time (s)'; set ylabel 'KB (log)'; set logscale y; set yrange [0.5:3000]"
+			echo "set arrow 1 from graph 0, first $k_kb to graph 1, first $k_kb nohead dt 3 lc rgb '#555555'"
+			echo "set label 1 'K' at graph 0.97, first $k_kb offset 0,0.6 tc rgb '#555555'"
 			echo "plot $(plot_clause queue_ts '1:($2/1000 < 0.5 ? 0.5 : $2/1000)')"
-			echo "set title 'ping RTT under load (CDF)'"
+			echo "unset arrow 1; unset label 1"
+			echo "set title 'ping RTT under load, $qflows flows (CDF)'"
 			echo "set xlabel 'RTT (ms, log)'; set ylabel 'percentile'; unset logscale y; set logscale x; set yrange [0:100]; set autoscale x"
 			echo "set key bottom right"
 			echo "plot $(plot_clause queue_rtt_cdf '2:1')"
@@ -353,18 +374,17 @@ plots()
 			name = v["algo"] (v["buffer"] == "deep" ? "-deep" : "")
 			print v["senders"], v["qct_ms_p50"], v["qct_ms_p99"], v["rtos"] > (d "/incast-" name ".dat")
 		}' "$OUT/results.txt"
-		local s="" s2="" sep="" i=1 a
+		local s="" s2="" sep="" i=0 a
 		for a in $ORDER cubic-noecn-deep; do
+			i=$((i + 1))
 			[ -s "$PLOT/incast-$a.dat" ] || continue
 			sort -n -o "$PLOT/incast-$a.dat" "$PLOT/incast-$a.dat"
 			s="$s$sep'$PLOT/incast-$a.dat' using 1:3 with linespoints ls $i title '$a'"
 			s2="$s2$sep'$PLOT/incast-$a.dat' using 1:4 with linespoints ls $i title '$a'"
 			sep=", "
-			i=$((i + 1))
 		done
 		{
 			gp_common
-			echo "set style line 7 lc rgb '#7f7f7f' lw 1.5 dt 3"
 			echo "set output '$OUT/incast.png'"
 			echo "set multiplot layout 1,2"
 			echo "set title 'query completion time p99'"
@@ -400,13 +420,14 @@ plots()
 	# alpha over time with the marking threshold
 	algos=$(algos_with alpha_ts)
 	if [ -n "$algos" ]; then
-		local s="" i=1
-		for a in $algos; do
+		local s="" i=0
+		for a in $ORDER; do
+			i=$((i + 1))
+			[ -s "$PLOT/alpha_ts-$a.dat" ] || continue
 			s="$s'$PLOT/alpha_ts-$a.dat' using 1:(\$3 < 0 ? NaN : \$3) with lines ls $i title '$a alpha', "
-			i=$((i + 3))
 		done
 		set -- $algos
-		s="$s'$PLOT/alpha_ts-$1.dat' using 1:(\$2/1000) axes x1y2 with steps ls 6 title 'K (KB, right axis)'"
+		s="$s'$PLOT/alpha_ts-$1.dat' using 1:(\$2/1000) axes x1y2 with steps ls 7 title 'K (KB, right axis)'"
 		{
 			gp_common
 			echo "set output '$OUT/alpha.png'"

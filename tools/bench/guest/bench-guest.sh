@@ -436,17 +436,17 @@ scenario_queue()
 		"rtos=$((rtos1 - rtos0)) retrans=$((rtx1 - rtx0)) drops=$drops marks=$marks" \
 		"base_rtt_ms=$BASE_RTT_MS $cfg"
 
-	csv_begin queue_ts "algo,t_s,backlog_bytes,qlen_pkts"
-	awk -F, -v a="$algo" '!seen[$1]++ { print a "," $1 "," $2 "," $3 }' "$samples"
+	csv_begin queue_ts "algo,flows,t_s,backlog_bytes,qlen_pkts"
+	awk -F, -v a="$algo" -v n="$nflows" '!seen[$1]++ { print a "," n "," $1 "," $2 "," $3 }' "$samples"
 	csv_end queue_ts
-	csv_begin queue_rtt_cdf "algo,pct,rtt_ms"
-	sort -n "$WORK/q-$algo.rtt" | awk -v a="$algo" '
+	csv_begin queue_rtt_cdf "algo,flows,pct,rtt_ms"
+	sort -n "$WORK/q-$algo.rtt" | awk -v a="$algo" -v n="$nflows" '
 		{ v[NR] = $1 }
 		END { for (p = 0; p <= 100; p++) { i = int(p / 100 * NR + 0.999999); if (i < 1) i = 1
-			if (NR) printf "%s,%d,%s\n", a, p, v[i] } }'
+			if (NR) printf "%s,%d,%d,%s\n", a, n, p, v[i] } }'
 	csv_end queue_rtt_cdf
-	csv_begin queue_flows "algo,flow,goodput_mbit"
-	awk -v a="$algo" '{ print a "," NR "," $1 }' "$WORK/q-$algo.flows"
+	csv_begin queue_flows "algo,flows,flow,goodput_mbit"
+	awk -v a="$algo" -v n="$nflows" '{ print a "," n "," NR "," $1 }' "$WORK/q-$algo.flows"
 	csv_end queue_flows
 }
 

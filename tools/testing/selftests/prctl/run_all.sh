@@ -186,6 +186,18 @@ kernel_dir() {
 	esac
 }
 
+# Extra vm-run.sh options: Debian kernels have criu's needs as modules.
+vm_opts_for() {
+	local m
+	case "$1" in
+	deb-6.1)
+		for m in inet_diag tcp_diag udp_diag unix_diag af_packet_diag \
+			 netlink_diag nf_tables crc32c_generic tun veth; do
+			echo "--kmod $m"
+		done ;;
+	esac
+}
+
 suites_for() {
 	case "$1" in
 	deb-6.1)	echo "selftest fuzz mm_map-present criu-map" ;;
@@ -213,7 +225,7 @@ vm_run_kernel() {
 	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
 		--dmesg-check --log "$WORK/$kernel.console.log" \
 		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
-		--env FUZZ_COUNT="$FUZZ_COUNT" \
+		--env FUZZ_COUNT="$FUZZ_COUNT" $(vm_opts_for "$kernel") \
 		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
 	relay "$kernel" <"$log"
 	case "$rc" in

@@ -117,7 +117,7 @@ analyse()
 			rsum += rtt; rn++
 		}
 		printf "%.1f %.1f %d %d %.1f\n", rise / 1024,
-			peak > 0 ? decay / peak : -1, peak, a[n], rn ? rsum / rn : 0
+			(peak > 0 ? decay / peak : -1), peak, a[n], (rn ? rsum / rn : 0)
 	}' "$1"
 }
 
