@@ -59,8 +59,8 @@ has_cap_sys_resource() {
 
 # Poll (bounded) until PID has exec'ed NAME: before that it is a copy of us.
 wait_exec() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q "^$2 " && return
 		sleep 0.05
 	done

@@ -34,7 +34,8 @@
 # moved into the kernel directory.
 set -eu
 
-readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly HERE
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
 # Bump when the layout or the build procedure changes.
 readonly RECIPE="build-kernel v1: tinyconfig+fragments, in-tree, LOCALVERSION=-NAME"
@@ -144,7 +145,9 @@ find_unpatched_twin() {
 	local d
 	for d in "$CACHE"/kernels/*/; do
 		d="${d%/}"
-		[ -f "$d/tree-hash" ] && [ ! -s "$d/patch-hash" ] || continue
+		if [ ! -f "$d/tree-hash" ] || [ -s "$d/patch-hash" ]; then
+			continue
+		fi
 		[ "$(cat "$d/tree-hash")" = "$TREE_HASH" ] || continue
 		is_complete "$d" && { echo "$d"; return; }
 	done
@@ -188,7 +191,7 @@ verify_config() {
 			if [[ "$line" =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
 				sym="${BASH_REMATCH[1]}"; want="${BASH_REMATCH[2]}"
 				if ! grep -qxF "$sym=$want" "$TREE/.config"; then
-					echo "build-kernel: $(basename "$frag"): wanted $sym=$want, got: $(grep -E "^(# )?$sym[= ]" "$TREE/.config" || echo absent)" >&2
+					echo "build-kernel: $(basename "$frag"): wanted $sym=$want, got: $(grep -E "^(# )?${sym}[= ]" "$TREE/.config" || echo absent)" >&2
 					bad=1
 				fi
 			elif [[ "$line" =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then

@@ -6,8 +6,8 @@
 #
 # Upstream has carried PR_SET_MM_MAP since 3.18, and no tree that predates
 # it can be built here, so the base is 6.1 with the interface taken out
-# again by base-remove-mm-map.patch (next to this script; its header says
-# exactly what it changes).  The result is then checked: no trace of
+# again by base-remove-mm-map.patch (next to this script; its changelog
+# says exactly what it changes).  The result is then checked: no trace of
 # PR_SET_MM_MAP or struct prctl_mm_map may remain in the uapi header or in
 # kernel/sys.c, and the legacy single-field PR_SET_MM must still be there.
 #
@@ -16,7 +16,8 @@
 #                                (build-kernel.sh hashes them)
 set -eu
 
-readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly HERE
 readonly PATCH="$HERE/base-remove-mm-map.patch"
 
 die() { echo "prep-base: $*" >&2; exit 1; }

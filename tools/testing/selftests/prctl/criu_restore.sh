@@ -14,7 +14,8 @@
 set -eu
 
 readonly EXPECT_MM_PATH="${EXPECT_MM_PATH:-map}"
-readonly WORK="$(mktemp -d /tmp/criu-test.XXXXXX)"
+WORK="$(mktemp -d /tmp/criu-test.XXXXXX)"
+readonly WORK
 readonly KSFT_SKIP=4
 N=0
 FAILED=0

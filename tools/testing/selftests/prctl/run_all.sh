@@ -13,6 +13,8 @@
 #             absent (EINVAL), mm_map must fall back to legacy PR_SET_MM,
 #             criu must restore through the legacy path
 #   patched   base + prctl_mm_map.patch: selftest, fuzz, mm_map, criu
+#   patched-debug  the same with debug.config (KASAN, lockdep, kmemleak):
+#             selftest, fuzz, mm_map; not in the default list (slow build)
 #
 # Every VM runs with --dmesg-check; a hang (124), a crash or a kernel splat
 # (125) fails that kernel.  The selftest's per-case results must be the
@@ -20,18 +22,21 @@
 #   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE
 set -eu
 
-readonly HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-readonly TOP="$(cd "$HERE/../../../.." && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TOP="$(cd "$HERE/../../../.." && pwd)"
+readonly HERE TOP
 readonly KTOOLS="$TOP/tools/testing/kernel"
 readonly QEMU_DIR="$TOP/tools/testing/qemu"
-readonly ALL_KERNELS="host deb-6.1 deb-6.12 base patched"
+readonly DEFAULT_KERNELS="host deb-6.1 deb-6.12 base patched"
+readonly ALL_KERNELS="$DEFAULT_KERNELS patched-debug"
 
-KERNELS="$ALL_KERNELS"
+KERNELS="$DEFAULT_KERNELS"
 FUZZ_COUNT="${FUZZ_COUNT:-2000}"
 VM_TIMEOUT="${VM_TIMEOUT:-900}"
 N=0
 FAILED=0
 WORK=""
+VM_OPTS=()
 declare -A SELFTEST_RESULT=()
 
 ok() { N=$((N + 1)); echo "ok $N - $*"; }
@@ -53,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -183,17 +188,26 @@ kernel_dir() {
 			--fragment "$KTOOLS/criu.config" \
 			--prep "$KTOOLS/prep-base.sh" \
 			--patch "$TOP/prctl_mm_map.patch" ;;
+	patched-debug)
+		"$KTOOLS/build-kernel.sh" --name prctl-mm-map-debug \
+			--fragment "$KTOOLS/base.config" \
+			--fragment "$KTOOLS/criu.config" \
+			--fragment "$KTOOLS/debug.config" \
+			--prep "$KTOOLS/prep-base.sh" \
+			--patch "$TOP/prctl_mm_map.patch" ;;
 	esac
 }
 
-# Extra vm-run.sh options: Debian kernels have criu's needs as modules.
+# Extra vm-run.sh options (into VM_OPTS): Debian kernels have criu's
+# needs as modules.
 vm_opts_for() {
 	local m
+	VM_OPTS=()
 	case "$1" in
 	deb-6.1)
 		for m in inet_diag tcp_diag udp_diag unix_diag af_packet_diag \
 			 netlink_diag nf_tables crc32c_generic tun veth; do
-			echo "--kmod $m"
+			VM_OPTS+=(--kmod "$m")
 		done ;;
 	esac
 }
@@ -204,6 +218,7 @@ suites_for() {
 	deb-6.12)	echo "selftest fuzz mm_map-present" ;;
 	base)		echo "mm_map-absent criu-legacy" ;;
 	patched)	echo "selftest fuzz mm_map-present criu-map" ;;
+	patched-debug)	echo "selftest fuzz mm_map-present" ;;
 	esac
 }
 
@@ -219,13 +234,14 @@ vm_run_kernel() {
 	ok "$kernel: kernel available in $((SECONDS - start)) s ($(basename "$kdir"), $(cat "$kdir/kver"))"
 
 	suites=$(suites_for "$kernel")
+	vm_opts_for "$kernel"
 	log="$WORK/$kernel.vm.log"
 	rc=0
 	start=$SECONDS
 	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
 		--dmesg-check --log "$WORK/$kernel.console.log" \
 		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
-		--env FUZZ_COUNT="$FUZZ_COUNT" $(vm_opts_for "$kernel") \
+		--env FUZZ_COUNT="$FUZZ_COUNT" "${VM_OPTS[@]}" \
 		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
 	relay "$kernel" <"$log"
 	case "$rc" in
@@ -242,7 +258,7 @@ vm_run_kernel() {
 compare_selftests() {
 	local k ref="" refk="" bad=0 n=0
 
-	for k in host deb-6.1 deb-6.12 patched; do
+	for k in host deb-6.1 deb-6.12 patched patched-debug; do
 		[ -n "${SELFTEST_RESULT[$k]:-}" ] || continue
 		n=$((n + 1))
 		if [ -z "$ref" ]; then

@@ -62,6 +62,8 @@ struct stats {
 	unsigned long calls, accepted, rejected;
 	unsigned long verdict_bad, unchanged_bad, readback_bad, restore_bad;
 	unsigned long setup_bad;
+	__u64 mmap_min, task_size;	/* what the probes found */
+	__u32 auxv_max;
 };
 
 static struct mm_snap orig_snap;
@@ -528,6 +530,9 @@ static void fuzz_child(unsigned long seed, unsigned long first,
 	e.mmap_min = probe_mmap_min(&orig_map);
 	e.task_size = probe_task_size(&orig_map);
 	e.auxv_max = probe_auxv_max(&orig_map, &orig_snap);
+	st->mmap_min = e.mmap_min;
+	st->task_size = e.task_size;
+	st->auxv_max = e.auxv_max;
 	if (!e.auxv_max || e.auxv_max > sizeof(auxv_buf))
 		_exit(2);
 	memcpy(auxv_buf, orig_snap.auxv, orig_snap.auxv_bytes);
@@ -581,6 +586,24 @@ static unsigned long read_taint(void)
 	return strtoul(buf, NULL, 10);
 }
 
+/*
+ * The model takes its limits from probing the kernel, so a kernel that
+ * enforces a wrong limit consistently would agree with it: check the
+ * probed limits against what they must be.
+ */
+static bool limits_plausible(const struct stats *s)
+{
+	bool ok = s->auxv_max && s->auxv_max % (2 * sizeof(long)) == 0 &&
+		  s->mmap_min >= sysctl_mmap_min_addr();
+
+#ifdef __x86_64__
+	/* TASK_SIZE_MAX with 4- or 5-level page tables. */
+	ok = ok && (s->task_size == 0x7ffffffff000ULL ||
+		    s->task_size == 0xfffffffffff000ULL);
+#endif
+	return ok;
+}
+
 static int tap(int num, bool ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -623,7 +646,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP kernel lacks PR_SET_MM_MAP (PR_SET_MM_MAP_SIZE: EINVAL)\n");
 		return 4;
 	}
-	printf("1..6\n");
+	printf("1..7\n");
 	printf("# seed %lu, %lu maps (-s %lu -n %lu reproduces)\n", seed, count,
 	       seed, count);
 
@@ -660,5 +683,11 @@ int main(int argc, char **argv)
 		     "original map restored after each accepted one");
 	fails += tap(6, taint0 == taint1,
 		     "kernel taint unchanged (%#lx -> %#lx)", taint0, taint1);
+	fails += tap(7, limits_plausible(&s[0]) && limits_plausible(&s[1]) &&
+		     s[0].task_size == s[1].task_size &&
+		     s[0].auxv_max == s[1].auxv_max,
+		     "probed limits plausible: mmap_min %#llx, TASK_SIZE %#llx, auxv %u bytes",
+		     (unsigned long long)s[0].mmap_min,
+		     (unsigned long long)s[0].task_size, s[0].auxv_max);
 	return fails ? 1 : 0;
 }

@@ -29,7 +29,7 @@ DELAY_MS=${DELAY_MS:-20}
 SAMPLE_MS=${SAMPLE_MS:-10}
 PHASE_MS=${PHASE_MS:-1500}
 
-# hold a connection and return its alpha at connect time
+# hold a connection; print its alpha at connect time and its local port
 conn_alpha()
 {
 	local out=$1
@@ -37,20 +37,14 @@ conn_alpha()
 	flow_client_bg "$out" -H -c dctcp $RCV4 "$PORT"
 	busywait 10000 grep -q '^holding' "$out" ||
 		fail "client did not connect: $(cat "$out.err")"
-	samples "$out" alpha | head -n 1
+	echo "$(samples "$out" alpha | head -n 1) $(awk '/^sport/ { print $2 }' "$out")"
 }
 
+# ss_alpha_of LOCAL_PORT
 ss_alpha_of()
 {
-	# ss_alpha_of LOCAL_PORT
 	ss -N "$snd" -Htino "sport = :$1" |
 		sed -n 's/.*dctcp:(ce_state:[0-9]*,alpha:\([0-9]*\),.*/\1/p'
-}
-
-local_port()
-{
-	ss -N "$snd" -Htn "dport = :$PORT" | awk '{ print $4 }' | sed 's/.*://' |
-		sort -n | tail -n 1
 }
 
 test_alpha_on_init()
@@ -60,15 +54,13 @@ test_alpha_on_init()
 	topo_setup
 	flow_server
 	param_set dctcp_alpha_on_init 1024
-	a=$(conn_alpha "$TMPD/c1024")
-	first_port=$(local_port)
+	read -r a first_port <<< "$(conn_alpha "$TMPD/c1024")"
 	diag "alpha_on_init=1024 -> alpha $a at connect"
 	(( a == 1024 )) || fail "alpha $a, want 1024"
 
 	for v in 0 512 100; do
 		param_set dctcp_alpha_on_init "$v"
-		a=$(conn_alpha "$TMPD/c$v")
-		port=$(local_port)
+		read -r a port <<< "$(conn_alpha "$TMPD/c$v")"
 		diag "alpha_on_init=$v -> alpha $a at connect, ss: $(ss_alpha_of "$port")"
 		(( a == v )) || fail "alpha $a, want $v"
 		[[ $(ss_alpha_of "$port") == "$v" ]] || fail "ss alpha differs"
@@ -121,6 +113,27 @@ analyse()
 	}' "$1"
 }
 
+# phase_flow OUT T_MS SECS_MAX CHANGE-CMD...: a dctcp flow sampled every
+# $SAMPLE_MS; once it has run T_MS run CHANGE-CMD, then let it run T_MS
+# more and stop it.  Times are the client's, so a slow guest only
+# stretches the phases, it does not shorten the second one.
+phase_flow()
+{
+	local out=$1 t=$2 t_change
+
+	shift 2
+	flow_client_bg "$out" -c dctcp -t 60 -i "$SAMPLE_MS" $RCV4 "$PORT"
+	wait_sample "$out" "$t" 60000 "$FLOW_PID" ||
+		fail "flow did not get to $t ms: $(cat "$out.err")"
+	"$@"
+	t_change=$(samples "$out" t_ms | tail -n 1)
+	wait_sample "$out" $((t_change + t)) 60000 "$FLOW_PID" ||
+		fail "flow stopped before $((t_change + t)) ms: $(cat "$out.err")"
+	kill -TERM "$FLOW_PID"
+	flow_wait "$FLOW_PID" 30000 || fail "client failed: $(cat "$out.err")"
+	echo "$t_change"
+}
+
 # One mark-all-then-nothing flow with dctcp_shift_g=$1; prints analyse().
 rise_decay_flow()
 {
@@ -129,12 +142,7 @@ rise_decay_flow()
 	param_set dctcp_shift_g "$shift_g"
 	param_set dctcp_alpha_on_init 0
 	data_netem loss 100% ecn
-	flow_client_bg "$out" -c dctcp -t $((PHASE_MS * 2 / 1000 + 1)) \
-		-i "$SAMPLE_MS" $RCV4 "$PORT"
-	wait_sample "$out" "$PHASE_MS" $((PHASE_MS * 4 + 20000)) "$FLOW_PID" ||
-		fail "flow did not get to ${PHASE_MS} ms: $(cat "$out.err")"
-	data_netem_off
-	flow_wait "$FLOW_PID" 60000 || fail "client failed: $(cat "$out.err")"
+	phase_flow "$out" "$PHASE_MS" data_netem_off > /dev/null
 	analyse "$out"
 }
 
@@ -167,8 +175,8 @@ test_rise_decay()
 	within 0.4 2 "$decay4" "$(tau 4)" || fail "g=1/16: decay time constant $decay4"
 	within 0.4 2 "$rise2" "$(tau 2)" || fail "g=1/4: rise time constant $rise2"
 	within 0.4 2 "$decay2" "$(tau 2)" || fail "g=1/4: decay time constant $decay2"
-	(( final4 <= 64 )) || fail "g=1/16: alpha still $final4 after ${PHASE_MS} ms unmarked"
-	(( final2 <= 8 )) || fail "g=1/4: alpha still $final2 after ${PHASE_MS} ms unmarked"
+	(( final4 * 4 <= peak4 )) || fail "g=1/16: alpha still $final4 after ${PHASE_MS} ms unmarked"
+	(( final2 * 16 <= peak2 )) || fail "g=1/4: alpha still $final2 after ${PHASE_MS} ms unmarked"
 	# g 4x larger: at least 2x faster, both ways, in the same run
 	awk -v a="$rise4" -v b="$rise2" -v c="$decay4" -v d="$decay2" \
 		'BEGIN { exit !(b > 0 && d > 0 && a >= 2 * b && c >= 2 * d) }' ||
@@ -177,6 +185,13 @@ test_rise_decay()
 
 # Real RED marking, then the threshold is raised out of reach mid-flow:
 # the marks stop and alpha decays.
+# raise RED's threshold out of reach, note the marks so far
+raise_k()
+{
+	bottleneck_red_change 3000000
+	qdisc_stat "$rtr" rtr1 10: marked > "$TMPD/marks_at_change"
+}
+
 test_red_stops()
 {
 	local out=$TMPD/flow m_change m_end t_change a_before a_after
@@ -186,26 +201,23 @@ test_red_stops()
 	ack_delay 5
 	param_set dctcp_alpha_on_init 0
 	flow_server
-	flow_client_bg "$out" -c dctcp -t 4 -i 50 $RCV4 "$PORT"
-	wait_sample "$out" 2000 30000 "$FLOW_PID" || fail "flow stalled: $(cat "$out.err")"
-	t_change=$(samples "$out" t_ms | tail -n 1)	# marks up to here at least
-	bottleneck_red_change 3000000
-	m_change=$(qdisc_stat "$rtr" rtr1 10: marked)
-	flow_wait "$FLOW_PID" 60000 || fail "client failed: $(cat "$out.err")"
+	SAMPLE_MS=50
+	t_change=$(phase_flow "$out" 2000 raise_k)
 	m_end=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m_change=$(cat "$TMPD/marks_at_change")
 
 	# alpha swings a lot with a 2-packet K: compare means, the second
-	# second of marking against the last 500 ms without
+	# second of marking against the second second without
 	a_before=$(samples "$out" t_ms alpha |
 		awk -v tc="$t_change" '$1 >= 1000 && $1 <= tc { s += $2; n++ }
 			END { print n ? int(s / n) : 0 }')
 	a_after=$(samples "$out" t_ms alpha |
-		awk '$1 >= 3500 { s += $2; n++ } END { print n ? int(s / n) : -1 }')
+		awk -v tc="$t_change" '$1 >= tc + 1000 { s += $2; n++ }
+			END { print n ? int(s / n) : -1 }')
 	figure "red_stops K=3000 raised_at_ms=$t_change marked=$m_change marked_after=$((m_end - m_change)) alpha_before=$a_before alpha_after=$a_after"
 	diag "alpha every 50 ms: $(samples "$out" alpha | tr '\n' ' ')"
 
 	(( m_change > 0 )) || fail "RED did not mark"
-	(( t_change <= 3200 )) || fail "threshold raised too late (${t_change} ms)"
 	(( a_before >= 32 )) || fail "mean alpha only $a_before under K=3000 marking"
 	(( m_end - m_change <= m_change / 10 + 5 )) || fail "marking did not stop"
 	(( a_after >= 0 && a_after * 4 <= a_before )) ||

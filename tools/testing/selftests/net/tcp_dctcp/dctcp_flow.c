@@ -4,6 +4,8 @@
  *
  *   dctcp_flow server [-6] [-p PORT]
  *	Listen, fork one child per connection, read and discard until EOF.
+ *	SIGTERM ends the server and its children.  Sockets close with RST
+ *	(SO_LINGER 0) so that nothing outlives the test's namespaces.
  *
  *   dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS] [-H] HOST PORT
  *	Connect (after setsockopt(TCP_CONGESTION, CC) when -c is given),
@@ -15,6 +17,7 @@
  *
  * Output lines (parsed by dctcp_lib.sh):
  *	cc NAME
+ *	sport LOCAL_PORT
  *	sample t_ms=T cc_enabled=E ce_state=C alpha=A ab_ecn=X ab_tot=Y
  *	       cwnd=W ssthresh=S rtt_us=R retrans=N ca_state=Z ecn=0|1
  *	       acked=B
@@ -55,6 +58,29 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/*
+ * Close with RST, not FIN: when a test tears its namespaces down right
+ * after killing us, a FIN would leave an orphaned socket retransmitting
+ * into a deleted veth for minutes, holding the netns and a reference on
+ * the congestion control module (which the rmmod tests would trip over).
+ * Data is always acknowledged before we close on purpose.
+ */
+static void abort_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* No SA_RESTART: a blocking accept() must return EINTR on SIGTERM. */
+static void catch_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 static void die(const char *op)
@@ -124,16 +150,25 @@ static int server(int argc, char **argv)
 	if (listen(lfd, 64) < 0)
 		die("listen");
 	signal(SIGCHLD, SIG_IGN);	/* children reap themselves */
+	/* Own process group: SIGTERM to the server ends its children too. */
+	setpgid(0, 0);
+	catch_signal(SIGTERM);
 
 	for (;;) {
 		static char buf[CHUNK];
 		int fd = accept(lfd, NULL, NULL);
 
+		if (stop) {
+			signal(SIGTERM, SIG_DFL);
+			kill(0, SIGTERM);
+			return 0;
+		}
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
 			die("accept");
 		}
+		abort_on_close(fd);
 		if (fork() == 0) {
 			close(lfd);
 			while (read(fd, buf, sizeof(buf)) > 0)
@@ -173,17 +208,28 @@ static int connect_to(const char *host, const char *port, const char *cc)
 		die("setsockopt TCP_CONGESTION");
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
 		die("connect");
+	abort_on_close(fd);
 	return fd;
 }
 
 static void print_cc(int fd)
 {
 	char name[CA_NAME_MAX] = "";
+	struct sockaddr_storage ss;
 	socklen_t len = sizeof(name);
+	int port;
 
 	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) < 0)
 		die("getsockopt TCP_CONGESTION");
 	printf("cc %.*s\n", (int)strnlen(name, len), name);
+
+	len = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		die("getsockname");
+	port = ss.ss_family == AF_INET6 ?
+		ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
+		ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	printf("sport %d\n", port);
 }
 
 static uint64_t print_sample(int fd, uint64_t t_ms)
@@ -248,8 +294,8 @@ static int client(int argc, char **argv)
 	if (optind + 2 != argc || (!secs && !bytes && !hold))
 		usage();
 
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	catch_signal(SIGTERM);
+	catch_signal(SIGINT);
 	signal(SIGPIPE, SIG_IGN);
 
 	fd = connect_to(argv[optind], argv[optind + 1], cc);

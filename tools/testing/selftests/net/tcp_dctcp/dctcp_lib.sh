@@ -39,6 +39,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FLOW=${FLOW:-$HERE/dctcp_flow}
 TMPD=$(mktemp -d /tmp/dctcp.XXXXXX)
 NS_LIST=()
+NS_BASE=0	# run_test: namespaces/processes before this index are not ours
+BG_BASE=0
 snd='' rtr='' rcv=''				# namespace names, set by topo_setup
 BG_PIDS=()
 declare -A SAVED_PARAMS=()
@@ -105,6 +107,7 @@ run_test()
 	shift
 	set +e
 	(
+		NS_BASE=${#NS_LIST[@]} BG_BASE=${#BG_PIDS[@]}
 		trap topo_reset EXIT
 		set -e
 		"$@"
@@ -329,7 +332,10 @@ restore_params()
 }
 
 # ---------------------------------------------------------------- topology
-# setup_ns VAR...: create namespaces with a random suffix, lo up.
+# Under TCG, and even more on the debug kernel, every exec costs a few
+# hundred ms: the setup below batches commands per namespace.
+
+# setup_ns VAR...: create namespaces with a random suffix.
 setup_ns()
 {
 	local var name
@@ -337,7 +343,6 @@ setup_ns()
 	for var in "$@"; do
 		name="${var}-$(mktemp -u XXXXXX)"
 		ip netns add "$name" || return 1
-		ip -n "$name" link set lo up
 		NS_LIST+=("$name")
 		printf -v "$var" '%s' "$name"
 	done
@@ -347,108 +352,110 @@ cleanup_ns()
 {
 	local ns
 
-	for ns in "${NS_LIST[@]}"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	for ns in "${NS_LIST[@]:$NS_BASE}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
-	NS_LIST=()
+	NS_LIST=("${NS_LIST[@]:0:$NS_BASE}")
 	return 0
 }
 
-# Pin the neighbour entries: a qdisc that drops every non-ECT packet (the
-# CE-mark-all and black-hole phases) must not starve ARP/ND.
-pin_neigh()
-{
-	local ns_a=$1 dev_a=$2 ns_b=$3 dev_b=$4 addr4_b=$5 addr6_b=$6
-	local mac_b
-
-	mac_b=$(ip -n "$ns_b" -br link show dev "$dev_b" | awk '{ print $3 }')
-	ip -n "$ns_a" neigh replace "$addr4_b" lladdr "$mac_b" dev "$dev_a" nud permanent
-	ip -n "$ns_a" neigh replace "$addr6_b" lladdr "$mac_b" dev "$dev_a" nud permanent
-}
+# Fixed MACs (02:00:00:00:<link>:<end>) so that the neighbour entries can
+# be pinned without asking: a qdisc that drops every non-ECT packet (the
+# CE-mark-all and loss phases) must not starve ARP/ND.
+MAC_SND0=02:00:00:00:01:02	MAC_RTR0=02:00:00:00:01:01
+MAC_RTR1=02:00:00:00:02:01	MAC_RCV0=02:00:00:00:02:02
 
 # topo_setup: snd -- rtr -- rcv as drawn at the top; both ends tcp_ecn=1,
-# the receiver defaults to dctcp (a DCTCP receiver echoes CE exactly).
-# Segmentation offload is off on the sender so that the bottleneck sees
-# MSS-sized packets, as a switch port would.
+# the receiver defaults to $RCV_CC (dctcp: a DCTCP receiver echoes CE
+# exactly).  Segmentation offload is off on the sender's path
+# (gso_max_segs 1) so that the bottleneck sees MSS-sized packets, as a
+# switch port would.
 topo_setup()
 {
-	local ns
-
 	setup_ns snd rtr rcv || return 1
-	ip -n "$snd" link add name snd0 gso_max_segs 1 type veth \
-		peer name rtr0 netns "$rtr" gso_max_segs 1
-	ip -n "$rtr" link add name rtr1 gso_max_segs 1 type veth \
-		peer name rcv0 netns "$rcv" gso_max_segs 1
 
-	ip -n "$snd" addr add $SND4/24 dev snd0
-	ip -n "$snd" addr add $SND6/64 dev snd0 nodad
-	ip -n "$rtr" addr add $RTR4_S/24 dev rtr0
-	ip -n "$rtr" addr add $RTR6_S/64 dev rtr0 nodad
-	ip -n "$rtr" addr add $RTR4_R/24 dev rtr1
-	ip -n "$rtr" addr add $RTR6_R/64 dev rtr1 nodad
-	ip -n "$rcv" addr add $RCV4/24 dev rcv0
-	ip -n "$rcv" addr add $RCV6/64 dev rcv0 nodad
-	ip -n "$snd" link set snd0 up
-	ip -n "$rtr" link set rtr0 up
-	ip -n "$rtr" link set rtr1 up
-	ip -n "$rcv" link set rcv0 up
-	ip -n "$snd" route add default via $RTR4_S
-	ip -n "$snd" -6 route add default via $RTR6_S
-	ip -n "$rcv" route add default via $RTR4_R
-	ip -n "$rcv" -6 route add default via $RTR6_R
-	in_ns "$rtr" sysctl -qw net.ipv4.ip_forward=1
-	in_ns "$rtr" sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip -n "$rtr" -b - <<-EOF
+		link set lo up
+		link add name rtr0 address $MAC_RTR0 gso_max_segs 1 type veth peer name snd0 netns $snd address $MAC_SND0 gso_max_segs 1
+		link add name rtr1 address $MAC_RTR1 gso_max_segs 1 type veth peer name rcv0 netns $rcv address $MAC_RCV0 gso_max_segs 1
+		addr add $RTR4_S/24 dev rtr0
+		addr add $RTR6_S/64 dev rtr0 nodad
+		addr add $RTR4_R/24 dev rtr1
+		addr add $RTR6_R/64 dev rtr1 nodad
+		link set rtr0 up
+		link set rtr1 up
+		neigh replace $SND4 lladdr $MAC_SND0 dev rtr0 nud permanent
+		neigh replace $SND6 lladdr $MAC_SND0 dev rtr0 nud permanent
+		neigh replace $RCV4 lladdr $MAC_RCV0 dev rtr1 nud permanent
+		neigh replace $RCV6 lladdr $MAC_RCV0 dev rtr1 nud permanent
+	EOF
+	ip -n "$snd" -b - <<-EOF
+		link set lo up
+		addr add $SND4/24 dev snd0
+		addr add $SND6/64 dev snd0 nodad
+		link set snd0 up
+		route add default via $RTR4_S
+		route add default via $RTR6_S
+		neigh replace $RTR4_S lladdr $MAC_RTR0 dev snd0 nud permanent
+		neigh replace $RTR6_S lladdr $MAC_RTR0 dev snd0 nud permanent
+	EOF
+	ip -n "$rcv" -b - <<-EOF
+		link set lo up
+		addr add $RCV4/24 dev rcv0
+		addr add $RCV6/64 dev rcv0 nodad
+		link set rcv0 up
+		route add default via $RTR4_R
+		route add default via $RTR6_R
+		neigh replace $RTR4_R lladdr $MAC_RTR1 dev rcv0 nud permanent
+		neigh replace $RTR6_R lladdr $MAC_RTR1 dev rcv0 nud permanent
+	EOF
 
-	pin_neigh "$snd" snd0 "$rtr" rtr0 $RTR4_S $RTR6_S
-	pin_neigh "$rtr" rtr0 "$snd" snd0 $SND4 $SND6
-	pin_neigh "$rtr" rtr1 "$rcv" rcv0 $RCV4 $RCV6
-	pin_neigh "$rcv" rcv0 "$rtr" rtr1 $RTR4_R $RTR6_R
-
-	for ns in "$snd" "$rcv"; do
-		in_ns "$ns" sysctl -qw net.ipv4.tcp_ecn=1
-		in_ns "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
-	done
-	in_ns "$rcv" sysctl -qw net.ipv4.tcp_congestion_control="$RCV_CC"
+	in_ns "$rtr" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_no_metrics_save=1
+	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_no_metrics_save=1 \
+		net.ipv4.tcp_congestion_control="$RCV_CC"
 }
 
-# bottleneck_red [K]: tbf $RATE with a RED child marking ECT packets once
-# the queue passes K bytes (probability 1 between K and K+1000: a step
-# marker, as in the DCTCP paper).
+# bottleneck KIND ARGS: (re)build rtr1's egress: tbf $RATE and a child
+bottleneck()
+{
+	local latency=$1
+
+	shift
+	tc -n "$rtr" qdisc del dev rtr1 root 2>/dev/null || true
+	tc -n "$rtr" -b - <<-EOF
+		qdisc add dev rtr1 root handle 1: tbf rate $RATE burst 16kb latency $latency
+		qdisc add dev rtr1 parent 1:1 handle 10: $*
+	EOF
+}
+
+# red_args K: RED marking ECT packets once the average queue passes K
+# bytes (probability 1 between K and K+1000: a step marker, as in the
+# DCTCP paper).
+red_args()
+{
+	echo "red limit 4000000 min $1 max $(($1 + 1000)) avpkt 1500" \
+	     "burst $(((2 * $1 + 1000) / 3000 + 1)) probability 1.0 bandwidth $RATE ecn"
+}
+
+# bottleneck_red [K]: tbf $RATE with a RED ecn child.
 bottleneck_red()
 {
-	local k=${1:-$K}
-
-	tc -n "$rtr" qdisc del dev rtr1 root 2>/dev/null || true
-	tc -n "$rtr" qdisc add dev rtr1 root handle 1: \
-		tbf rate "$RATE" burst 16kb latency 1s
-	tc -n "$rtr" qdisc add dev rtr1 parent 1:1 handle 10: \
-		red limit 4000000 min "$k" max $((k + 1000)) avpkt 1500 \
-		burst $(((2 * k + 1000) / 3000 + 1)) probability 1.0 \
-		bandwidth "$RATE" ecn
+	# shellcheck disable=SC2046 # red_args is a word list
+	bottleneck 1s $(red_args "${1:-$K}")
 }
 
 # Move the RED threshold of a running bottleneck.
 bottleneck_red_change()
 {
-	local k=$1
-
-	tc -n "$rtr" qdisc change dev rtr1 parent 1:1 handle 10: \
-		red limit 4000000 min "$k" max $((k + 1000)) avpkt 1500 \
-		burst $(((2 * k + 1000) / 3000 + 1)) probability 1.0 \
-		bandwidth "$RATE" ecn
+	# shellcheck disable=SC2046
+	tc -n "$rtr" qdisc change dev rtr1 parent 1:1 handle 10: $(red_args "$1")
 }
 
 # bottleneck_fifo [LIMIT]: tbf $RATE with a deep tail-drop FIFO.
 bottleneck_fifo()
 {
-	local limit=${1:-$FIFO_LIMIT}
-
-	tc -n "$rtr" qdisc del dev rtr1 root 2>/dev/null || true
-	tc -n "$rtr" qdisc add dev rtr1 root handle 1: \
-		tbf rate "$RATE" burst 16kb latency 10s
-	tc -n "$rtr" qdisc add dev rtr1 parent 1:1 handle 10: \
-		pfifo limit "$limit"
+	bottleneck 10s pfifo limit "${1:-$FIFO_LIMIT}"
 }
 
 # ack_delay MS: netem delay on the receiver's egress, i.e. on the ACKs.
@@ -685,14 +692,14 @@ topo_reset()
 	local pid
 
 	set +e		# runs from EXIT traps: never fail half-way
-	for pid in "${BG_PIDS[@]}"; do
+	for pid in "${BG_PIDS[@]:$BG_BASE}"; do
 		kill "$pid" 2>/dev/null
 	done
 	cleanup_ns
-	for pid in "${BG_PIDS[@]}"; do
+	for pid in "${BG_PIDS[@]:$BG_BASE}"; do
 		wait "$pid" 2>/dev/null
 	done
-	BG_PIDS=()
+	BG_PIDS=("${BG_PIDS[@]:0:$BG_BASE}")
 	return 0
 }
 

@@ -82,14 +82,13 @@ test_loss()
 	ssth=$(samples "$out" ssthresh | tail -n 1)
 	cwnd_max=$(samples "$out" cwnd | max_of)
 	figure "loss1 mbit=$(done_field "$out" mbit) retrans=$retrans TcpRetransSegs=$((r1 - r0)) ssthresh=$ssth cwnd_max=$cwnd_max"
-	diag "ss: $(cat "$out.ss")"
+	diag "ss at $((FLOW_SECS * 700)) ms: $(cat "$out.ss")"
 
 	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"
 	(( ms >= FLOW_SECS * 1000 )) || fail "flow ended after $ms ms"
 	(( $(done_field "$out" acked) > 0 )) || fail "nothing acked"
 	(( retrans > 0 )) || fail "no retransmission in TCP_INFO"
 	(( r1 - r0 > 0 )) || fail "TcpRetransSegs did not move"
-	[[ $(cat "$out.ss") == *"ssthresh:"* ]] || fail "ss: no ssthresh set"
 	(( ssth < 2147483647 && ssth < cwnd_max )) ||
 		fail "ssthresh $ssth did not react (max cwnd $cwnd_max)"
 }
