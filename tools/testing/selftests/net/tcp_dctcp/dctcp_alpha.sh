@@ -29,7 +29,9 @@ DELAY_MS=${DELAY_MS:-20}
 SAMPLE_MS=${SAMPLE_MS:-10}
 PHASE_MS=${PHASE_MS:-1500}
 
-# hold a connection; print its alpha at connect time and its local port
+# conn_alpha OUT: hold a connection; sets ALPHA (at connect time, from
+# TCP_CC_INFO) and SPORT.  Not to be called in $(...): the held client
+# must stay in BG_PIDS to be cleaned up.
 conn_alpha()
 {
 	local out=$1
@@ -37,7 +39,8 @@ conn_alpha()
 	flow_client_bg "$out" -H -c dctcp $RCV4 "$PORT"
 	busywait 10000 grep -q '^holding' "$out" ||
 		fail "client did not connect: $(cat "$out.err")"
-	echo "$(samples "$out" alpha | head -n 1) $(awk '/^sport/ { print $2 }' "$out")"
+	ALPHA=$(samples "$out" alpha | head -n 1)
+	SPORT=$(awk '/^sport/ { print $2 }' "$out")
 }
 
 # ss_alpha_of LOCAL_PORT
@@ -54,13 +57,15 @@ test_alpha_on_init()
 	topo_setup
 	flow_server
 	param_set dctcp_alpha_on_init 1024
-	read -r a first_port <<< "$(conn_alpha "$TMPD/c1024")"
+	conn_alpha "$TMPD/c1024"
+	a=$ALPHA first_port=$SPORT
 	diag "alpha_on_init=1024 -> alpha $a at connect"
 	(( a == 1024 )) || fail "alpha $a, want 1024"
 
 	for v in 0 512 100; do
 		param_set dctcp_alpha_on_init "$v"
-		read -r a port <<< "$(conn_alpha "$TMPD/c$v")"
+		conn_alpha "$TMPD/c$v"
+		a=$ALPHA port=$SPORT
 		diag "alpha_on_init=$v -> alpha $a at connect, ss: $(ss_alpha_of "$port")"
 		(( a == v )) || fail "alpha $a, want $v"
 		[[ $(ss_alpha_of "$port") == "$v" ]] || fail "ss alpha differs"

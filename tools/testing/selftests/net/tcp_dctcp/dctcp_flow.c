@@ -7,13 +7,16 @@
  *	SIGTERM ends the server and its children.  Sockets close with RST
  *	(SO_LINGER 0) so that nothing outlives the test's namespaces.
  *
- *   dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS] [-H] HOST PORT
+ *   dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS] [-H | -W] HOST PORT
  *	Connect (after setsockopt(TCP_CONGESTION, CC) when -c is given),
  *	print the algorithm the kernel reports with getsockopt(TCP_CONGESTION)
  *	and send for SECS seconds or BYTES bytes.  With -i, print a sample of
  *	TCP_INFO and TCP_CC_INFO every MS milliseconds; a sample is always
  *	printed right after connect() and one at the end.  With -H, hold the
- *	connection open without sending until SIGTERM/SIGINT.
+ *	connection open without sending until SIGTERM/SIGINT; with -W, keep
+ *	it open after sending (so that `ss` can still see its final state)
+ *	until SIGTERM/SIGINT.  SIGTERM during the transfer ends it early, with
+ *	the final sample and the done line.
  *
  * Output lines (parsed by dctcp_lib.sh):
  *	cc NAME
@@ -101,7 +104,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dctcp_flow server [-6] [-p PORT]\n"
-		"       dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS] [-H] HOST PORT\n");
+		"       dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS] [-H | -W] HOST PORT\n");
 	exit(2);
 }
 
@@ -268,9 +271,9 @@ static int client(int argc, char **argv)
 	uint64_t start, end, next, t, acked;
 	static char buf[CHUNK];
 	const char *cc = NULL;
-	int opt, fd, hold = 0;
+	int opt, fd, hold = 0, wait_end = 0;
 
-	while ((opt = getopt(argc, argv, "c:t:n:i:H")) != -1) {
+	while ((opt = getopt(argc, argv, "c:t:n:i:HW")) != -1) {
 		switch (opt) {
 		case 'c':
 			cc = optarg;
@@ -286,6 +289,9 @@ static int client(int argc, char **argv)
 			break;
 		case 'H':
 			hold = 1;
+			break;
+		case 'W':
+			wait_end = 1;
 			break;
 		default:
 			usage();
@@ -365,6 +371,12 @@ static int client(int argc, char **argv)
 	       (unsigned long long)(t - start),
 	       t > start ? acked * 8.0 / 1000.0 / (t - start) : 0.0);
 	fflush(stdout);
+	if (wait_end) {
+		printf("waiting\n");
+		fflush(stdout);
+		while (!stop)
+			pause();
+	}
 	if (shutdown(fd, SHUT_WR) < 0)
 		die("shutdown");
 	close(fd);

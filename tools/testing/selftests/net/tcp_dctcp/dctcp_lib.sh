@@ -193,16 +193,25 @@ ss() { "$SS_BIN" "$@"; }
 nstat() { "$NSTAT_BIN" "$@"; }
 in_ns() { local ns=$1; shift; "$IP_BIN" netns exec "$ns" "$@"; }
 
-# Bounded poll: retry CMD every 50 ms for at most TIMEOUT_MS.
+# now_ms: wall clock in ms (bash's EPOCHREALTIME: no fork)
+now_ms()
+{
+	local t=${EPOCHREALTIME/[.,]/}
+
+	echo $((t / 1000))
+}
+
+# busywait TIMEOUT_MS CMD...: retry CMD every 50 ms for at most TIMEOUT_MS
+# of wall time (on the debug kernel one try can take longer than 50 ms).
 busywait()
 {
-	local timeout_ms=$1 waited=0
+	local timeout_ms=$1 end
 
 	shift
+	end=$(($(now_ms) + timeout_ms))
 	until "$@"; do
-		(( waited >= timeout_ms )) && return 1
+		(( $(now_ms) >= end )) && return 1
 		sleep 0.05
-		waited=$((waited + 50))
 	done
 }
 
@@ -335,13 +344,17 @@ restore_params()
 # Under TCG, and even more on the debug kernel, every exec costs a few
 # hundred ms: the setup below batches commands per namespace.
 
+# Namespaces are named dctcp<TAG>-<role>-<random>, TAG unique per script
+# run, so that lib_cleanup can find every one this script made.
+NS_PREFIX=dctcp$(mktemp -u XXXXXX)
+
 # setup_ns VAR...: create namespaces with a random suffix.
 setup_ns()
 {
 	local var name
 
 	for var in "$@"; do
-		name="${var}-$(mktemp -u XXXXXX)"
+		name="$NS_PREFIX-${var}-$(mktemp -u XXXXXX)"
 		ip netns add "$name" || return 1
 		NS_LIST+=("$name")
 		printf -v "$var" '%s' "$name"
@@ -562,20 +575,21 @@ pid_gone()
 	! kill -0 "$1" 2>/dev/null
 }
 
-# measured_flow OUT SECS SNAP_MS CLIENT-ARGS... HOST: a flow of SECS seconds
-# from snd to rcv sampled every 100 ms; `ss -ti` of it is saved to OUT.ss
-# once the client has run SNAP_MS.  Fails if the client does.
+# measured_flow OUT SECS CLIENT-ARGS... HOST: a flow of SECS seconds
+# from snd to rcv sampled every 100 ms.  The client keeps the connection
+# open when done (-W) so that `ss -tino` of its final state is saved to
+# OUT.ss, then it is told to close.  Fails if the client does.
 measured_flow()
 {
-	local out=$1 secs=$2 snap=$3
+	local out=$1 secs=$2
 
-	shift 3
-	flow_client_bg "$out" -t "$secs" -i 100 "$@" "$PORT"
-	wait_sample "$out" "$snap" $((secs * 1000 + 20000)) "$FLOW_PID" ||
-		fail "no sample at $snap ms: $(cat "$out.err")"
+	shift 2
+	flow_client_bg "$out" -t "$secs" -i 100 -W "$@" "$PORT"
+	busywait $((secs * 1000 + 30000)) grep -q '^waiting' "$out" ||
+		fail "flow did not finish: $(cat "$out.err")"
 	ss_flow "$snd" "$PORT" > "$out.ss"
-	flow_wait "$FLOW_PID" $((secs * 1000 + 30000)) ||
-		fail "client failed: $(cat "$out.err")"
+	kill -TERM "$FLOW_PID"
+	flow_wait "$FLOW_PID" 30000 || fail "client failed: $(cat "$out.err")"
 }
 
 # wait_sample OUT T_MS TIMEOUT_MS [PID]: wait (bounded) until the client's
@@ -673,7 +687,7 @@ backlog_sampler_stop()
 # that a RED queue marks the probes instead of dropping them.
 ping_rtts()
 {
-	in_ns "$1" "$PING_BIN" -n -Q 2 -i 0.1 -c "$3" -W 2 "$2" |
+	in_ns "$1" "$PING_BIN" -n -Q 2 -i 0.1 -c "$3" -W 10 "$2" |
 		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p'
 }
 
@@ -703,10 +717,24 @@ topo_reset()
 	return 0
 }
 
+# Safety net: whatever namespace of ours is left (a test that lost track
+# of a background process), kill what runs in it and delete it.
+purge_namespaces()
+{
+	local ns
+
+	for ns in $(ip netns list | awk -v p="$NS_PREFIX-" 'index($1, p) == 1 { print $1 }'); do
+		diag "leftover namespace $ns: $(ip netns pids "$ns" | wc -l) processes"
+		ip netns pids "$ns" | xargs -r kill -9
+		ip netns del "$ns"
+	done
+}
+
 lib_cleanup()
 {
 	set +e
 	topo_reset
+	purge_namespaces
 	restore_params
 	if [[ -n $SAVED_ALLOWED ]]; then
 		echo "$SAVED_ALLOWED" > /proc/sys/net/ipv4/tcp_allowed_congestion_control

@@ -7,10 +7,10 @@
 #   snd --- rtr [tbf $RATE -> red ecn K     ] ---> rcv   (dctcp, ECN)
 #   snd --- rtr [tbf $RATE -> pfifo 1000 pkt] ---> rcv   (cubic, no ECN)
 #
-# Same link, same duration, one after the other in the same boot.  While
-# each flow runs, the router's backlog is sampled from `tc -s qdisc` every
-# ~100 ms and ping (ECT(0), so RED marks rather than drops it) measures
-# the RTT through the queue.  Absolute numbers depend on how fast the
+# Same link, one after the other in the same boot.  While each flow runs,
+# the router's backlog is sampled from `tc -s qdisc` every ~100 ms and
+# $PINGS pings (ECT(0), so RED marks rather than drops them) measure the
+# RTT through the queue.  Absolute numbers depend on how fast the
 # emulated guest is; the assertions are ratios measured in this run:
 #   - dctcp's median backlog stays within a few K
 #   - cubic's median backlog is > 3x dctcp's, its median ping > 2x
@@ -20,29 +20,27 @@ set -eu
 source "$(dirname "$0")/dctcp_lib.sh"
 trap lib_cleanup EXIT
 
-QUEUE_SECS=${QUEUE_SECS:-4}
 PINGS=${PINGS:-25}
 
-# run_one LABEL CC: one flow with backlog and ping sampling after 1 s;
-# prints "backlog_median ping_median mbit drops marks".
+# run_one LABEL CC: one flow; after 1 s the backlog is sampled and
+# $PINGS pings are sent, then the flow is stopped (so both samplers run
+# while it lasts, however slow the guest).  Prints "backlog_median
+# ping_median mbit drops marks".
 run_one()
 {
-	local label=$1 cc=$2 out=$TMPD/$1 ping_pid
+	local label=$1 cc=$2 out=$TMPD/$1
 
-	flow_client_bg "$out" -c "$cc" -t "$QUEUE_SECS" -i 100 $RCV4 "$PORT"
+	flow_client_bg "$out" -c "$cc" -t 120 -i 100 $RCV4 "$PORT"
 	wait_sample "$out" 1000 30000 "$FLOW_PID" || fail "$label: flow stalled"
 	backlog_sampler_start "$out.backlog"
-	"$IP_BIN" netns exec "$snd" "$PING_BIN" -n -Q 2 -i 0.1 -c "$PINGS" -W 2 \
-		$RCV4 > "$out.ping" 2>&1 &
-	ping_pid=$!
-	BG_PIDS+=("$ping_pid")
-	flow_wait "$FLOW_PID" 60000 || fail "$label: client failed: $(cat "$out.err")"
+	ping_rtts "$snd" $RCV4 "$PINGS" > "$out.ping"
 	backlog_sampler_stop
-	wait "$ping_pid" || true
+	kill -TERM "$FLOW_PID"
+	flow_wait "$FLOW_PID" 30000 || fail "$label: client failed: $(cat "$out.err")"
 	grep -q "^cc $cc$" "$out" || fail "$label: not a $cc flow"
 
 	echo "$(median < "$out.backlog")" \
-	     "$(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$out.ping" | median)" \
+	     "$(median < "$out.ping")" \
 	     "$(done_field "$out" mbit)" \
 	     "$(qdisc_stat "$rtr" rtr1 10: dropped)" \
 	     "$(qdisc_stat "$rtr" rtr1 10: marked)"
