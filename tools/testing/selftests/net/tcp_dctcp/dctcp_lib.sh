@@ -267,25 +267,29 @@ dctcp_is_loaded()
 	fi
 }
 
-# Every script starts with this: tools, root, module.  Exits with
-# ksft_skip (or 1 under CI=true) when the module cannot be had.
+# The whole script cannot run: one TAP line saying why, then exit.
+# A skip (exit 4), or a failure under CI=true.
+skip_all()
+{
+	echo "1..1"
+	if [[ ${CI:-} == true ]]; then
+		echo "not ok 1 - $(basename "$0"): $*"
+		exit 1
+	fi
+	echo "ok 1 - $(basename "$0") # SKIP $*"
+	exit $ksft_skip
+}
+
+# Every script starts with this: tools, root, module.
 require_dctcp()
 {
 	require_tools
-	if [[ $(id -u) != 0 ]]; then
-		echo "SKIP: must run as root"
-		exit $ksft_skip
-	fi
+	[[ $(id -u) == 0 ]] || skip_all "must run as root"
 	if ! { dctcp_load && dctcp_is_loaded; } 2> "$TMPD/load.err"; then
-		diag "cannot load the $DCTCP_IMPL tcp_dctcp: $(cat "$TMPD/load.err")"
-		if [[ ${CI:-} == true ]]; then
-			echo "not ok 1 - load tcp_dctcp ($DCTCP_IMPL)"
-			exit 1
-		fi
-		echo "ok 1 - load tcp_dctcp # SKIP no $DCTCP_IMPL tcp_dctcp module"
-		exit $ksft_skip
+		diag "$(cat "$TMPD/load.err")"
+		skip_all "cannot load the $DCTCP_IMPL tcp_dctcp"
 	fi
-	diag "tcp_dctcp: impl=$DCTCP_IMPL version=$(mod_version || true) kernel=$(uname -r)"
+	diag "tcp_dctcp: impl=$DCTCP_IMPL version=$(mod_version) kernel=$(uname -r)"
 	allow_cc dctcp
 	save_params
 }
@@ -660,27 +664,6 @@ median()
 max_of()
 {
 	sort -n | tail -n 1
-}
-
-# Background sampler: the bottleneck's backlog (bytes) every ~100 ms.
-backlog_sampler_start()
-{
-	local out=$1
-
-	(
-		while :; do
-			qdisc_stat "$rtr" rtr1 1: backlog_bytes
-			sleep 0.1
-		done
-	) > "$out" &
-	BACKLOG_PID=$!
-	BG_PIDS+=("$BACKLOG_PID")
-}
-
-backlog_sampler_stop()
-{
-	kill "$BACKLOG_PID" 2>/dev/null || true
-	wait "$BACKLOG_PID" 2>/dev/null || true
 }
 
 # ping_rtts NS DST COUNT: RTTs in ms, one per line.  ToS 2 = ECT(0), so

@@ -8,7 +8,7 @@
 #   snd --- rtr [tbf $RATE -> pfifo 1000 pkt] ---> rcv   (cubic, no ECN)
 #
 # Same link, one after the other in the same boot.  While each flow runs,
-# the router's backlog is sampled from `tc -s qdisc` every ~100 ms and
+# the router's backlog is sampled $SAMPLES times from `tc -s qdisc` and
 # $PINGS pings (ECT(0), so RED marks rather than drops them) measure the
 # RTT through the queue.  Absolute numbers depend on how fast the
 # emulated guest is; the assertions are ratios measured in this run:
@@ -21,26 +21,33 @@ source "$(dirname "$0")/dctcp_lib.sh"
 trap lib_cleanup EXIT
 
 PINGS=${PINGS:-25}
+SAMPLES=${SAMPLES:-25}
 
-# run_one LABEL CC: one flow; after 1 s the backlog is sampled and
-# $PINGS pings are sent, then the flow is stopped (so both samplers run
-# while it lasts, however slow the guest).  Prints "backlog_median
-# ping_median mbit drops marks".
+# run_one LABEL CC: one flow; after 1 s, $PINGS pings run in the
+# background while the backlog is sampled $SAMPLES times, then the flow is
+# stopped (so both run while it lasts, however slow the guest).  Prints
+# "backlog_median ping_median mbit drops marks".
 run_one()
 {
-	local label=$1 cc=$2 out=$TMPD/$1
+	local label=$1 cc=$2 out=$TMPD/$1 ping_pid i
 
-	flow_client_bg "$out" -c "$cc" -t 120 -i 100 $RCV4 "$PORT"
+	flow_client_bg "$out" -c "$cc" -t 300 -i 100 $RCV4 "$PORT"
 	wait_sample "$out" 1000 30000 "$FLOW_PID" || fail "$label: flow stalled"
-	backlog_sampler_start "$out.backlog"
-	ping_rtts "$snd" $RCV4 "$PINGS" > "$out.ping"
-	backlog_sampler_stop
+	"$IP_BIN" netns exec "$snd" "$PING_BIN" -n -Q 2 -i 0.1 -c "$PINGS" -W 10 \
+		$RCV4 > "$out.ping" &
+	ping_pid=$!
+	BG_PIDS+=("$ping_pid")
+	for i in $(seq "$SAMPLES"); do
+		qdisc_stat "$rtr" rtr1 1: backlog_bytes
+		sleep 0.1
+	done > "$out.backlog"
+	wait "$ping_pid" || true
 	kill -TERM "$FLOW_PID"
 	flow_wait "$FLOW_PID" 30000 || fail "$label: client failed: $(cat "$out.err")"
 	grep -q "^cc $cc$" "$out" || fail "$label: not a $cc flow"
 
 	echo "$(median < "$out.backlog")" \
-	     "$(median < "$out.ping")" \
+	     "$(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$out.ping" | median)" \
 	     "$(done_field "$out" mbit)" \
 	     "$(qdisc_stat "$rtr" rtr1 10: dropped)" \
 	     "$(qdisc_stat "$rtr" rtr1 10: marked)"
