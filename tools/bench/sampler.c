@@ -51,7 +51,8 @@ struct sampler_queue {
 
 static __u16 ports[SAMPLER_MAX_PORTS];	/* host byte order */
 static int nports;
-static char buf[SAMPLER_BUF];
+static char buf[SAMPLER_BUF];		/* one qdisc dump datagram */
+static char dump[16 * SAMPLER_BUF];	/* a whole socket dump */
 
 static void sampler_die(const char *what)
 {
@@ -205,7 +206,19 @@ static void sampler_print_socket(double now, const struct sampler_queue *q,
 	       ti.tcpi_delivered_ce);
 }
 
-static int sampler_sockets(int nl, double now, const struct sampler_queue *q)
+static double sampler_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Dump the sockets, then print them stamped with the middle of the dump:
+ * in an emulated guest the dump itself can take milliseconds.
+ */
+static int sampler_sockets(int nl, const struct sampler_queue *q)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -225,42 +238,47 @@ static int sampler_sockets(int nl, double now, const struct sampler_queue *q)
 			       (1 << (INET_DIAG_VEGASINFO - 1)) |
 			       (1 << (INET_DIAG_CONG - 1)),
 	};
-	int printed = 0;
+	size_t used = 0;
+	int printed = 0, done = 0, len;
+	struct nlmsghdr *h;
+	double t0, now;
 
+	t0 = sampler_realtime();
 	if (sampler_request(nl, &req.nlh))
 		return -1;
-	for (;;) {
-		int len = recv(nl, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
-
-		if (len < 0)
+	/* collect the whole dump first: netlink messages stay 4-byte aligned */
+	while (!done) {
+		if (sizeof(dump) - used < SAMPLER_BUF)
+			return -1;	/* thousands of sockets: not our setup */
+		len = recv(nl, dump + used, SAMPLER_BUF, 0);
+		if (len <= 0)
 			return -1;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
+		for (h = (struct nlmsghdr *)(dump + used); NLMSG_OK(h, len);
 		     h = NLMSG_NEXT(h, len)) {
-			struct inet_diag_msg *m = NLMSG_DATA(h);
-
-			if (h->nlmsg_type == NLMSG_DONE) {
-				if (!printed)
-					printf("%.6f,%u,%u,%u,0,0,0,-1,-,0,0,0\n", now,
-					       q->backlog, q->qlen, q->marked);
-				return 0;
-			}
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return -1;
-			if (!sampler_port_wanted(ntohs(m->id.idiag_dport)))
-				continue;
-			sampler_print_socket(now, q, m, h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-			printed = 1;
+			if (h->nlmsg_type == NLMSG_DONE)
+				done = 1;
 		}
+		used += (char *)h - (dump + used);
 	}
-}
+	now = (t0 + sampler_realtime()) / 2;
 
-static double sampler_realtime(void)
-{
-	struct timespec ts;
+	len = used;
+	for (h = (struct nlmsghdr *)dump; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		struct inet_diag_msg *m = NLMSG_DATA(h);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+		if (h->nlmsg_type == NLMSG_DONE)
+			break;
+		if (!sampler_port_wanted(ntohs(m->id.idiag_dport)))
+			continue;
+		sampler_print_socket(now, q, m, h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+		printed = 1;
+	}
+	if (!printed)
+		printf("%.6f,%u,%u,%u,0,0,0,-1,-,0,0,0\n", now, q->backlog,
+		       q->qlen, q->marked);
+	return 0;
 }
 
 static void sampler_usage(void)
@@ -325,15 +343,12 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		struct sampler_queue q = { 0 };
-		double now;
 
+		if (sampler_realtime() >= end)
+			break;
 		if (sampler_qdisc(qnl, ifindex, handle, &q))
 			fprintf(stderr, "sampler: qdisc %s %s not found\n", dev, hstr);
-		/* the socket counters are what rates are computed from */
-		now = sampler_realtime();
-		if (now >= end)
-			break;
-		if (sampler_sockets(snl, now, &q))
+		if (sampler_sockets(snl, &q))
 			sampler_die("sock_diag");
 		fflush(stdout);		/* a kill loses nothing */
 		next.tv_nsec += (long)interval_ms * 1000000;

@@ -92,7 +92,9 @@ tau()
 #   rise:  sum (1024 - alpha) dn / 1024    decay: sum alpha dn / peak
 # with dn = dt / srtt for each sampling interval (one window per RTT).
 # The phases split at the last maximum of alpha: under 100% marking alpha
-# only grows, without marks it only shrinks.
+# only grows, without marks it only shrinks.  The rise is counted from the
+# first update (alpha > 0): how long the handshake and the first window
+# take is not alpha's business.
 analyse()
 {
 	awk '
@@ -103,14 +105,19 @@ analyse()
 	END {
 		peak = -1
 		for (i = 1; i <= n; i++) if (a[i] >= peak) { peak = a[i]; ip = i }
+		for (i = 1; i <= n && a[i] == 0; i++)
+			;
+		i0 = i
 		for (i = 1; i < n; i++) {
 			rtt = r[i + 1] > 0 ? r[i + 1] : r[i]
 			if (rtt <= 0) continue
 			dn = (t[i + 1] - t[i]) / rtt
-			if (i < ip)
-				rise += (1024 - a[i]) * dn
-			else
+			if (i < ip) {
+				if (i >= i0)
+					rise += (1024 - a[i]) * dn
+			} else {
 				decay += a[i] * dn
+			}
 			rsum += rtt; rn++
 		}
 		printf "%.1f %.1f %d %d %.1f\n", rise / 1024,
