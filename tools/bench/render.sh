@@ -167,7 +167,8 @@ tables()
 		if (ns) {
 			hdr = "senders"; for (i = 1; i <= na; i++) { hdr = hdr "|" A[i]; if (A[i] in deep) hdr = hdr "|" A[i] " deep" }
 			split("rtos qct qct99 gp", what, " ")
-			title["rtos"] = "Incast: RTO timeouts (rounds that took 200 ms or more)"
+			sm = "-"; for (k in R) { split(k, kk, SUBSEP); if (kk[1] == "incast" && kk[4] == "slow_ms") { sm = R[k]; break } }
+			title["rtos"] = sprintf("Incast: RTO timeouts (rounds that took %s ms or more)", sm == "-" ? 200 : sm)
 			title["qct"] = "Incast: query completion time p50 (ms)"
 			title["qct99"] = "Incast: query completion time p99 / max (ms)"
 			title["gp"] = "Incast: goodput over all queries (Mbit/s)"

@@ -476,10 +476,14 @@ incast_run()
 
 	qct=$(awk -F, '$1 == "q" { print $3 / 1000 }' "$out" | summarize qct_ms_)
 	fct=$(awk -F, '$1 == "f" { print $4 / 1000 }' "$out" | summarize fct_ms_)
-	# a round that took longer than the minimum RTO (200 ms) waited for one
-	slow=$(awk -F, '$1 == "q" && $3 >= 200000 { n++ } END { print n + 0 }' "$out")
+	# a round that took the minimum RTO (200 ms) longer than the transfer
+	# itself needs at line rate most likely waited for one
+	local slow_ms
+	slow_ms=$(awk -v b="$INCAST_TOTAL" -v c="$RATE_MBIT" -v m=$MSS -v w=$MTU_WIRE \
+		'BEGIN { printf "%d", b * 8 / (c * 1000 * m / w) + 200 }')
+	slow=$(awk -F, -v t="$slow_ms" '$1 == "q" && $3 >= t * 1000 { n++ } END { print n + 0 }' "$out")
 	echo "RESULT scenario=incast algo=$algo buffer=$buf senders=$n rounds=$rounds" \
-		"bytes_per_sender=$bytes rtos=$((rtos1 - rtos0)) rto_rounds=$slow $qct $fct" \
+		"bytes_per_sender=$bytes rtos=$((rtos1 - rtos0)) rto_rounds=$slow slow_ms=$slow_ms $qct $fct" \
 		"goodput_mbit=$(awk -F, -v b=$((n * bytes)) '$1 == "q" { t += $3; r++ } END { printf "%.2f", t ? b * 8 * r / t : 0 }' "$out")"
 	csv_begin incast_qct "algo,buffer,senders,round,qct_ms"
 	awk -F, -v a="$algo" -v b="$buf" -v n="$n" '$1 == "q" { printf "%s,%s,%d,%d,%.3f\n", a, b, n, $2, $3 / 1000 }' "$out"

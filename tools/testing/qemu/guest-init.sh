@@ -72,6 +72,8 @@ run_cmd()
 	mkfifo /run/vm-run.out
 	cat /run/vm-run.out >"$OUT" &
 	cat_pid=$!
+	# tells the host the kernel booted and the command runs now
+	printf '\001VMRUN-START\001\n' >"$OUT"
 	cd /
 	/bin/bash -c 'set -a; . /etc/vm-run/env; set +a; exec /bin/bash /etc/vm-run/cmd' \
 		</dev/null >/run/vm-run.out 2>&1

@@ -24,8 +24,8 @@ readonly ksft_skip=4
 # Knobs (environment)
 DCTCP_IMPL=${DCTCP_IMPL:-ours}			# ours | intree
 DCTCP_KO=${DCTCP_KO:-/opt/dctcp/tcp_dctcp.ko}	# ours is insmod'ed from here
-RATE=${RATE:-20mbit}				# bottleneck rate (TCG: keep it well below
-						# what the guest can forward)
+RATE=${RATE:-10mbit}				# bottleneck rate: well below what a TCG
+						# guest forwards on a busy host (~15 Mbit/s)
 K=${K:-30000}					# RED marking threshold, bytes
 FIFO_LIMIT=${FIFO_LIMIT:-1000}			# deep tail-drop buffer, packets
 FLOW_SECS=${FLOW_SECS:-3}			# length of one measured flow
@@ -653,7 +653,14 @@ ss_flow()
 	ss -N "$1" -Htino "dport = :$2" | tr -s ' \t\n' ' '
 }
 
-# median/max/min of numbers on stdin.
+# $RATE in Mbit/s
+rate_mbit()
+{
+	echo "$RATE" | awk '/mbit$/ { print $0 + 0 } /kbit$/ { print $0 / 1000 }
+		/gbit$/ { print $0 * 1000 }'
+}
+
+# median/max of numbers on stdin.
 median()
 {
 	sort -n | awk '{ v[NR] = $1 } END {

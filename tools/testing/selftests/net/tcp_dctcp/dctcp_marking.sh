@@ -17,12 +17,6 @@ set -eu
 source "$(dirname "$0")/dctcp_lib.sh"
 trap lib_cleanup EXIT
 
-rate_mbit()
-{
-	echo "$RATE" | awk '/mbit$/ { print $0 + 0 } /kbit$/ { print $0 / 1000 }
-		/gbit$/ { print $0 * 1000 }'
-}
-
 # marking_flow DELAY_MS: one dctcp flow through the RED bottleneck.
 test_marking()
 {
