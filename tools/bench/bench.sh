@@ -135,6 +135,7 @@ run_boot()
 	intree) args+=(--kmod tcp_dctcp) ;;
 	esac
 	log "boot $impl ($(cat "$kdir/kver"), timeout ${timeout}s)"
+	: > "$OUT/raw-$impl.txt"	# exists before tail -f looks for it
 	"$QEMU_DIR/vm-run.sh" "${args[@]}" --timeout "$timeout" -- \
 		bash /opt/bench/guest/bench-guest.sh --"$MODE" --impl "$impl" \
 		--incast /opt/bench/incast --sampler /opt/bench/sampler > "$OUT/raw-$impl.txt" 2> "$OUT/vm-run-$impl.err" &

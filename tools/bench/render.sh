@@ -154,8 +154,8 @@ tables()
 			tend()
 			u = get("queue", "cubic-noecn", f, "util_pct")
 			if (u != "-" && u + 0 < 85) {
-				warn = sprintf("WARNING: cubic-noecn on its deep FIFO used only %s%% of the link: the guest was short of CPU (host load?), so every row here measures CPU starvation as much as congestion control. Rerun on an idle machine or with --rate 50.", u)
-				print warn > txt; print "" > txt
+				warn = sprintf("cubic-noecn on its deep FIFO used only %s%% of the link: the guest was short of CPU (host load?), so every row here measures CPU starvation as much as congestion control. Rerun on an idle machine or with --rate 50.", u)
+				print "WARNING: " warn > txt; print "" > txt
 				print ".. warning:: " warn > rst; print "" > rst
 			}
 		}

@@ -80,7 +80,10 @@ main()
 		n=$((n + 1))
 		rc=0
 		if [[ $f == *.patch ]]; then
-			out=$("$SRC/scripts/checkpatch.pl" --strict --no-tree "$f" 2>&1) || rc=$?
+			# On stdin: inside a git tree checkpatch would take a tracked
+			# .patch for a source file and flag its diff lines.
+			out=$("$SRC/scripts/checkpatch.pl" --strict --no-tree - \
+				< "$f" 2>&1) || rc=$?
 		elif [[ $f == include/compat.h ]]; then
 			# The one place allowed to test LINUX_VERSION_CODE.
 			out=$("$SRC/scripts/checkpatch.pl" --strict --no-tree \

@@ -456,7 +456,7 @@ stream_output()
 # Guest kernel log lines that mean something went wrong.
 SPLAT_RE='BUG:|WARNING:|KASAN|UBSAN:|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|kmemleak: [0-9]+ new suspected|suspected memory leak|Kernel panic'
 # Known benign boot lines matching the above.
-BENIGN_RE='KernelAddressSanitizer initialized|RETBleed: WARNING|MAX_LOCKDEP|lockdep: fixing up alternatives'
+BENIGN_RE='KernelAddressSanitizer initialized|RCU lockdep checking is enabled|RETBleed: WARNING|MAX_LOCKDEP|lockdep: fixing up alternatives'
 
 dmesg_check()
 {
