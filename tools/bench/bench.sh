@@ -18,9 +18,9 @@
 # (DIR/summary.txt, DIR/tables.rst) and plots (DIR/*.png) with
 # tools/bench/render.sh.
 #
-# --quick (default) takes about 6-10 minutes on 2 cores including both
-# boots; --long uses the seed's 30 s and 19 long flows and more incast
-# rounds (about 30 minutes).
+# --quick (default) took 7-8 minutes on a busy 2-core machine including
+# both boots (about 11 with --rate 20); --long uses the seed's 30 s, 19
+# long flows and more incast rounds (about 30 minutes).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -19,7 +19,7 @@
 # Also: dctcp_alpha_on_init is what a new connection starts with (and
 # existing ones keep theirs); RED marking that stops mid-flow (threshold
 # raised with `tc qdisc change`) lets alpha decay; with
-# dctcp_clamp_alpha_on_loss=1 a loss sets alpha to the maximum.
+# dctcp_clamp_alpha_on_loss=1 a loss (here an RTO) sets alpha to the maximum.
 
 set -eu
 source "$(dirname "$0")/dctcp_lib.sh"
@@ -265,17 +265,34 @@ test_red_stops()
 		fail "alpha did not decay: $a_before -> $a_after"
 }
 
-# dctcp_clamp_alpha_on_loss: alpha=0 at start and no marks, random loss;
-# with the clamp a loss sets alpha to 1024 (slow decay with shift_g=10
-# keeps it visible), without it alpha stays 0.
+# dctcp_clamp_alpha_on_loss: alpha=0 at start and no marks; a black hole
+# (netem loss 100% on the data path) until the sender times out, then the
+# path is restored.  With the clamp the loss sets alpha to the maximum
+# (shift_g=10 makes it decay slowly enough to be seen); without it alpha
+# stays 0.  Random loss would not do: a tail loss repaired by a TLP probe
+# never enters Recovery.
+in_loss_state()
+{
+	samples "$1" ca_state | grep -qx 4	# TCP_CA_Loss
+}
+
+black_hole()
+{
+	data_netem loss 100%
+	busywait 15000 in_loss_state "$CLAMP_OUT" || diag "no RTO seen"
+	data_netem_off
+}
+
 clamp_flow()
 {
-	local clamp=$1 out=$TMPD/flow.clamp$1
+	local clamp=$1
 
+	CLAMP_OUT=$TMPD/flow.clamp$1
 	param_set dctcp_clamp_alpha_on_loss "$clamp"
-	flow_client "$out" -c dctcp -t 2 -i 100 $RCV4 "$PORT" ||
-		fail "client failed: $(cat "$out.err")"
-	echo "$(samples "$out" alpha | max_of) $(samples "$out" retrans | tail -n 1)"
+	SAMPLE_MS=50
+	phase_flow "$CLAMP_OUT" 1000 black_hole > /dev/null
+	in_loss_state "$CLAMP_OUT" || fail "clamp=$clamp: the sender never timed out"
+	echo "$(samples "$CLAMP_OUT" alpha | max_of) $(samples "$CLAMP_OUT" retrans | tail -n 1)"
 }
 
 test_clamp_on_loss()
@@ -290,16 +307,16 @@ test_clamp_on_loss()
 	topo_setup
 	bottleneck_fifo
 	ack_delay 5
-	data_netem loss 2%
 	flow_server
 	param_set dctcp_alpha_on_init 0
 	param_set dctcp_shift_g 10
 
 	read -r max1 retr1 <<< "$(clamp_flow 1)"
 	read -r max0 retr0 <<< "$(clamp_flow 0)"
-	figure "clamp loss=2% clamp1_alpha_max=$max1 clamp1_retrans=$retr1 clamp0_alpha_max=$max0 clamp0_retrans=$retr0"
+	figure "clamp rto clamp1_alpha_max=$max1 clamp1_retrans=$retr1 clamp0_alpha_max=$max0 clamp0_retrans=$retr0"
+	diag "alpha, clamp=1: $(samples "$TMPD/flow.clamp1" alpha | uniq | tr '\n' ' ')"
 
-	(( retr1 > 0 && retr0 > 0 )) || fail "no loss happened"
+	(( retr1 > 0 && retr0 > 0 )) || fail "no retransmission"
 	(( max1 >= 1000 )) || fail "clamp=1: alpha only reached $max1"
 	(( max0 == 0 )) || fail "clamp=0: alpha moved to $max0 without marks"
 }
@@ -312,7 +329,7 @@ main()
 	run_test "alpha_on_init applies to new connections only" test_alpha_on_init
 	run_test "alpha rises/decays at the rate g predicts (g=1/16, 1/4)" test_rise_decay
 	run_test "alpha decays once RED stops marking (threshold raised)" test_red_stops
-	run_test "clamp_alpha_on_loss=1 sets alpha to max on loss" test_clamp_on_loss
+	run_test "clamp_alpha_on_loss=1 sets alpha to max on loss (RTO)" test_clamp_on_loss
 	ktap_finish
 }
 

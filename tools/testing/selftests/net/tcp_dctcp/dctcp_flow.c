@@ -253,7 +253,8 @@ static uint64_t print_sample(int fd, uint64_t t_ms)
 	if (len < sizeof(cc.dctcp))
 		memset(&cc, 0, sizeof(cc));
 
-	printf("sample t_ms=%llu cc_enabled=%u ce_state=%u alpha=%u ab_ecn=%u ab_tot=%u cwnd=%u ssthresh=%u rtt_us=%u retrans=%u ca_state=%u ecn=%u acked=%llu\n",
+	printf("sample t_ms=%llu cc_enabled=%u ce_state=%u alpha=%u ab_ecn=%u ab_tot=%u"
+	       " cwnd=%u ssthresh=%u rtt_us=%u retrans=%u ca_state=%u ecn=%u acked=%llu\n",
 	       (unsigned long long)t_ms, cc.dctcp.dctcp_enabled,
 	       cc.dctcp.dctcp_ce_state, cc.dctcp.dctcp_alpha,
 	       cc.dctcp.dctcp_ab_ecn, cc.dctcp.dctcp_ab_tot,

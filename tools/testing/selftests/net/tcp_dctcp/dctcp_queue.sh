@@ -37,7 +37,7 @@ run_one()
 		$RCV4 > "$out.ping" &
 	ping_pid=$!
 	BG_PIDS+=("$ping_pid")
-	for i in $(seq "$SAMPLES"); do
+	for _ in $(seq "$SAMPLES"); do
 		qdisc_stat "$rtr" rtr1 1: backlog_bytes
 		sleep 0.1
 	done > "$out.backlog"
