@@ -253,11 +253,12 @@ static uint64_t print_sample(int fd, uint64_t t_ms)
 	if (len < sizeof(cc.dctcp))
 		memset(&cc, 0, sizeof(cc));
 
-	printf("sample t_ms=%llu cc_enabled=%u ce_state=%u alpha=%u ab_ecn=%u ab_tot=%u"
-	       " cwnd=%u ssthresh=%u rtt_us=%u retrans=%u ca_state=%u ecn=%u acked=%llu\n",
+	/* One line per sample; the test scripts parse key=value pairs. */
+	printf("sample t_ms=%llu cc_enabled=%u ce_state=%u alpha=%u ab_ecn=%u ab_tot=%u ",
 	       (unsigned long long)t_ms, cc.dctcp.dctcp_enabled,
 	       cc.dctcp.dctcp_ce_state, cc.dctcp.dctcp_alpha,
-	       cc.dctcp.dctcp_ab_ecn, cc.dctcp.dctcp_ab_tot,
+	       cc.dctcp.dctcp_ab_ecn, cc.dctcp.dctcp_ab_tot);
+	printf("cwnd=%u ssthresh=%u rtt_us=%u retrans=%u ca_state=%u ecn=%u acked=%llu\n",
 	       ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh, ti.tcpi_rtt,
 	       ti.tcpi_total_retrans, ti.tcpi_ca_state,
 	       !!(ti.tcpi_options & TCPI_OPT_ECN),

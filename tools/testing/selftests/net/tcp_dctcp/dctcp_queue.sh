@@ -29,7 +29,7 @@ SAMPLES=${SAMPLES:-25}
 # "backlog_median ping_median mbit drops marks".
 run_one()
 {
-	local label=$1 cc=$2 out=$TMPD/$1 ping_pid i
+	local label=$1 cc=$2 out=$TMPD/$1 ping_pid
 
 	flow_client_bg "$out" -c "$cc" -t 300 -i 100 $RCV4 "$PORT"
 	wait_sample "$out" 1000 30000 "$FLOW_PID" || fail "$label: flow stalled"
