@@ -7,25 +7,13 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
-SRC=$CACHE/src/linux-source-6.1
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+SRC=
 
+# The one unpacker of linux-source-6.1 (shared lock, atomic, cached).
 unpack_source()
 {
-	[[ -x $SRC/scripts/checkpatch.pl ]] && return 0
-	if [[ ! -r $TARBALL ]]; then
-		echo "# $TARBALL missing: apt-get install linux-source-6.1" >&2
-		return 1
-	fi
-	mkdir -p "$CACHE/src"
-	(
-		flock 9
-		[[ -x $SRC/scripts/checkpatch.pl ]] && exit 0
-		tmp=$(mktemp -d "$CACHE/src/.unpack.XXXXXX")
-		tar -C "$tmp" -xJf "$TARBALL" && mv "$tmp/linux-source-6.1" "$SRC"
-		rm -rf "$tmp"
-	) 9> "$CACHE/src/.lock"
+	SRC=$("$TOP/tools/testing/kernel/unpack-source.sh") &&
+		[[ -x $SRC/scripts/checkpatch.pl ]]
 }
 
 # The shellcheck linter, warnings and errors, on every bash script.
