@@ -6,9 +6,12 @@
 #   tools/testing/build-module.sh [--werror] KERNEL_DIR
 #
 # KERNEL_DIR is a kernel directory in the cache layout ($CACHE/kernels/<name>,
-# with kver and build/). The module is built in $CACHE/modbuild/<kver>/ with
-# W=1 and its path is printed on stdout; build output goes to stderr.
-# A build is reused while the sources and the kernel tree are unchanged.
+# with kver and build/). The module is built with W=1 in
+# $CACHE/modbuild/<kver>/<hash>/, where <hash> covers the sources and the
+# kernel tree, and its path is printed on stdout; build output goes to
+# stderr. A finished build directory is never modified again: a caller
+# holding its path (a test run, a parallel build of other sources from
+# another checkout) cannot see its .ko swapped underneath it.
 #
 #   --werror   fail if the compiler printed any warning
 #
@@ -103,7 +106,6 @@ main()
 
 	need make build-essential
 	need modinfo kmod
-	need flock util-linux
 
 	[[ -r "$kernel_dir/kver" ]] || die 2 "$kernel_dir/kver missing: not a kernel dir (see tools/testing/qemu/fetch-kernel.sh)"
 	kver="$(cat "$kernel_dir/kver")"
@@ -111,27 +113,31 @@ main()
 	[[ -e "$kdir/Makefile" ]] || die 2 "$kdir/Makefile missing: no kernel build tree for $kver"
 	[[ -e "$kdir/Module.symvers" ]] || die 2 "$kdir/Module.symvers missing: $kver was built without module support?"
 
-	out="$CACHE/modbuild/$kver"
-	mkdir -p "$CACHE/modbuild"
-	exec 9>"$CACHE/modbuild/.$kver.lock"
-	flock 9
-
 	hash="$(source_hash "$kdir" "$kver")"
-	if [[ -f "$out/tcp_dctcp.ko" && "$(cat "$out/.src-hash" 2>/dev/null)" == "$hash" ]]; then
+	out="$CACHE/modbuild/$kver/${hash:0:16}"
+	mkdir -p "$CACHE/modbuild/$kver"
+
+	if [[ -f "$out/tcp_dctcp.ko" ]]; then
 		echo "build-module.sh: $kver: sources unchanged, reusing $out/tcp_dctcp.ko" >&2
 		if ((werror)) && grep -q 'warning:' "$out/build.log"; then
 			die 1 "the cached build had compiler warnings (--werror)"
 		fi
 	else
-		tmp_dir="$(mktemp -d "$CACHE/modbuild/.$kver.XXXXXX")"
+		tmp_dir="$(mktemp -d "$CACHE/modbuild/$kver/.build.XXXXXX")"
 		build "$kdir" "$tmp_dir"
 		check_vermagic "$tmp_dir/tcp_dctcp.ko" "$kver"
-		echo "$hash" >"$tmp_dir/.src-hash"
-		rm -rf "$out"
 		chmod 755 "$tmp_dir"
-		mv "$tmp_dir" "$out"
-		tmp_dir=""
+		# Two identical builds may race: the first one to finish wins,
+		# the other is dropped (same hash, same content).
+		if mv -T "$tmp_dir" "$out" 2>/dev/null; then
+			tmp_dir=""
+		fi
+		# Builds of other sources are only reused by their own hash:
+		# forget the ones nobody has used for a week.
+		find "$CACHE/modbuild/$kver" -mindepth 1 -maxdepth 1 -type d \
+			-name '????????????????' -mtime +7 -exec rm -rf {} +
 	fi
+	touch "$out"	# mtime = last use
 
 	check_vermagic "$out/tcp_dctcp.ko" "$kver"
 	echo "$out/tcp_dctcp.ko"
