@@ -453,8 +453,10 @@ stream_output()
 	}'
 }
 
-# Guest kernel log lines that mean something went wrong.
-SPLAT_RE='BUG:|WARNING:|KASAN|UBSAN:|Oops|Call Trace|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|kmemleak: [0-9]+ new suspected|suspected memory leak|Kernel panic'
+# Guest kernel log lines that mean something went wrong: BUG/WARN/oops,
+# sanitizers, lockdep, leaks, hung tasks, RCU stalls, soft lockups,
+# refcount_t saturation and list (CONFIG_DEBUG_LIST) corruption.
+SPLAT_RE='BUG:|WARNING:|KASAN|KFENCE|UBSAN:|Oops|Call Trace|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|kmemleak: [0-9]+ new suspected|suspected memory leak|unreferenced object|blocked for more than [0-9]+ seconds|rcu: INFO|detected stalls? on CPU|self-detected stall|soft lockup|hard LOCKUP|refcount_t: |list_(add|del) corruption|list corruption|Kernel panic'
 # Known benign boot lines matching the above.
 BENIGN_RE='KernelAddressSanitizer initialized|RCU lockdep checking is enabled|RETBleed: WARNING|MAX_LOCKDEP|lockdep: fixing up alternatives'
 
