@@ -49,12 +49,12 @@ USERLAND_BINS="/bin/bash:/bin/bash
 /bin/ss:/usr/sbin/ss
 /usr/bin/nstat:/usr/sbin/nstat
 /usr/bin/iperf3:/usr/bin/iperf3
-/bin/ping:/bin/ping"
-# shipped when the host has them (procps, util-linux, jq)
+/bin/ping:/bin/ping
+/usr/bin/jq:/usr/bin/jq"
+# shipped when the host has them (procps, util-linux)
 OPTIONAL_BINS="/usr/bin/pgrep:/usr/bin/pgrep
 /usr/bin/pkill:/usr/bin/pkill
-/usr/bin/mountpoint:/usr/bin/mountpoint
-/usr/bin/jq:/usr/bin/jq"
+/usr/bin/mountpoint:/usr/bin/mountpoint"
 
 KDIR=
 KVER=
