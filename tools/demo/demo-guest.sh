@@ -106,7 +106,7 @@ trace_alpha()
 	in_ns "$snd" iperf3 -c "$RCV4" -C dctcp -t 1 > /dev/null 2>&1 || true
 	echo 0 > "$ev/enable"
 	echo "# cat $TRACEFS/trace (first alpha updates and window reductions):"
-	grep -E 'dctcp_(alpha|reduce)' "$TRACEFS/trace" | head -n 12 |
+	grep -E 'dctcp_(alpha_update|ce_reduction)' "$TRACEFS/trace" | head -n 12 |
 		cut -c1-160 | sed 's/^/  /'
 }
 
