@@ -87,7 +87,9 @@ main()
 	ulimit -c 0	# a guest panic aborts UML: no core file
 	cd "$ns"
 	chroot=$(command -v chroot) || die "chroot missing: apt-get install coreutils"
-	exec env -i TMPDIR=/tmp HOME=/tmp PATH=/ "$chroot" . /linux "$@"
+	# Not exec'ed: as the namespace's PID 1, UML could not abort() on a
+	# guest panic (PID 1 ignores its own fatal signals) and would hang.
+	env -i TMPDIR=/tmp HOME=/tmp PATH=/ "$chroot" . /linux "$@"
 }
 
 main "$@"

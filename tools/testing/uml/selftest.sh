@@ -178,11 +178,11 @@ test_userland()
 		iperf3 --version | grep -q "^iperf 3"
 		ping -V | grep -q iputils
 		ip netns add st && ip -n st link set lo up
-		ip link add a type veth peer name b netns st
-		ip addr add 10.9.0.1/24 dev a && ip link set a up
-		ip -n st addr add 10.9.0.2/24 dev b && ip -n st link set b up
-		tc qdisc add dev a root handle 1: tbf rate 100mbit burst 16kb latency 10ms
-		tc qdisc add dev a parent 1:1 red limit 400000 min 30000 max 31500 \
+		ip link add va type veth peer name vb netns st
+		ip addr add 10.9.0.1/24 dev va && ip link set va up
+		ip -n st addr add 10.9.0.2/24 dev vb && ip -n st link set vb up
+		tc qdisc add dev va root handle 1: tbf rate 100mbit burst 16kb latency 10ms
+		tc qdisc add dev va parent 1:1 red limit 400000 min 30000 max 31500 \
 			avpkt 1500 burst 21 bandwidth 100mbit probability 1 ecn
 		ping -c1 -W5 10.9.0.2 >/dev/null
 		ip netns exec st iperf3 -s -1 -D
@@ -244,6 +244,12 @@ test_kmod()
 		eval 'is "$RC" 125 && err_has "no_such_module not found"'
 }
 
+# The guest loaded the module with srcversion $1 and selected dctcp.
+loaded_is()
+{
+	is "$RC" 0 && out_has "srcversion=$1" && out_has cc=dctcp
+}
+
 # Our module, built by build-module.sh for this kernel, loads in the guest.
 test_our_module()
 {
@@ -262,7 +268,7 @@ test_our_module()
 		sysctl -qw net.ipv4.tcp_congestion_control=dctcp &&
 		echo "cc=$(sysctl -n net.ipv4.tcp_congestion_control)"'
 	check "build-module.sh's tcp_dctcp.ko loads and registers dctcp" \
-		eval 'is "$RC" 0 && out_has "srcversion=$1" && out_has cc=dctcp' "$srcversion"
+		loaded_is "$srcversion"
 }
 
 # Simulated time: a 30 s sleep takes far less than 30 s of wall clock,

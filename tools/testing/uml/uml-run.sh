@@ -22,6 +22,8 @@
 #                       time, so only the host's clock can end it)
 #   --mem MB            guest memory, default 1024
 #   --smp 1             UML is uniprocessor (time travel needs !SMP)
+#   --cpu N|auto|none   host CPU to pin the guest to; auto (default): the
+#                       one that was idlest over the last 100 ms
 #   --time-travel MODE  inf-cpu (default): the guest's clock only advances
 #                       when it is idle, CPU work takes no simulated time;
 #                       basic: idle time is skipped, CPU work takes host
@@ -57,6 +59,9 @@ SMP=1
 TIME_TRAVEL=inf-cpu
 BACKEND_OPTS[--smp]=SMP
 BACKEND_OPTS[--time-travel]=TIME_TRAVEL
+CPU=auto
+BACKEND_OPTS[--cpu]=CPU
+PIN=()
 
 # How the shared guest-init.sh talks and ends here: con1 carries the
 # command's output, con0 is the console; a reboot would restart UML.
@@ -97,6 +102,53 @@ check_args()
 	off)	 TIME_TRAVEL_ARG= ;;
 	*)	 die "--time-travel takes inf-cpu, basic or off, not '$TIME_TRAVEL'" ;;
 	esac
+	case "$CPU" in
+	auto|none|[0-9]|[0-9][0-9]|[0-9][0-9][0-9]) ;;
+	*)	 die "--cpu takes a CPU number, auto or none, not '$CPU'" ;;
+	esac
+}
+
+# The host CPU that was idlest over the last 100 ms.
+idlest_cpu()
+{
+	local a b
+
+	a=$(grep '^cpu[0-9]' /proc/stat)
+	sleep 0.1
+	b=$(grep '^cpu[0-9]' /proc/stat)
+	paste -d' ' <(echo "$a") <(echo "$b") | awk '
+	{
+		n = NF / 2
+		idle = $(n + 5) + $(n + 6) - $5 - $6
+		if (best == "" || idle > max) {
+			best = substr($1, 4)
+			max = idle
+		}
+	}
+	END { print best }'
+}
+
+# UML's kernel and the host processes that run its guest's processes hand
+# the CPU to each other on every guest syscall and page fault (ptrace
+# stops).  On one host CPU they switch directly, without cross-CPU
+# wake-ups: measured on this 2-core host under load, 50 fork+exec in the
+# guest took 10.2 s instead of 17.2 s of wall clock (mean of 4 runs), an
+# iperf3 run 119 s instead of 142 s.
+pin_cpu()
+{
+	local cpu=$CPU
+
+	[ "$cpu" != none ] || return 0
+	command -v taskset >/dev/null 2>&1 ||
+		die "taskset missing: apt-get install util-linux (or --cpu none)"
+	[ "$cpu" != auto ] || cpu=$(idlest_cpu)
+	if taskset -c "$cpu" true 2>/dev/null; then
+		PIN=(taskset -c "$cpu")
+	elif [ "$CPU" = auto ]; then
+		log "cannot pin to CPU $cpu: running unpinned"
+	else
+		die "--cpu $cpu: not a CPU this process may run on"
+	fi
 }
 
 check_host()
@@ -127,7 +179,7 @@ boot()
 	local conlog=$1 pid rc=0
 
 	mkdir "$WORK/ns"
-	timeout -k 5 "$TIMEOUT" \
+	"${PIN[@]}" timeout -k 5 "$TIMEOUT" \
 		unshare --mount --pid --fork --kill-child -- \
 		"$HERE/jail.sh" "$WORK/ns" "$WORK/run" "$(readlink -f "$KDIR/linux")" \
 		"mem=${MEM}M" root=/dev/root rootfstype=hostfs rootflags=/root rw \
@@ -156,7 +208,8 @@ main()
 
 	conlog=${LOG:-$WORK/console.log}
 	: >"$conlog" || die "cannot write --log $conlog"
-	log "booting $KVER ($TIME_TRAVEL_ARG; staging $((t1 - t0))ms; wall-clock timeout ${TIMEOUT}s)"
+	pin_cpu
+	log "booting $KVER (${TIME_TRAVEL_ARG:-no time travel}; ${PIN[*]:-unpinned}; staging $((t1 - t0))ms; wall-clock timeout ${TIMEOUT}s)"
 	# The watchdog runs in the background so that a signal to this
 	# script is handled at once (interrupted() ends the guest).
 	boot "$conlog" | stream_output &
