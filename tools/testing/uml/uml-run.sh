@@ -70,8 +70,9 @@ VMRUN_CON_TTY=/dev/tty0
 VMRUN_HALT="/bin/busybox poweroff -f"
 VMRUN_SYSRQ=c'
 
-# A run interrupted by a signal: end the guest too (the watchdog's TERM
-# ends unshare, whose PID namespace dies with it).
+# A run interrupted by a signal: end the guest too.  The watchdog leads
+# its own process group (timeout, unshare, jail.sh, UML): SIGKILL to it
+# ends unshare, whose PID namespace dies with it.
 # shellcheck disable=SC2317 # called by the INT/TERM traps
 interrupted()
 {
@@ -79,7 +80,7 @@ interrupted()
 
 	if [ -n "$WORK" ] && [ -f "$WORK/timeout.pid" ]; then
 		pid=$(cat "$WORK/timeout.pid")
-		kill -TERM "$pid" 2>/dev/null || true
+		kill -KILL -- "-$pid" 2>/dev/null || true
 		while kill -0 "$pid" 2>/dev/null; do
 			sleep 0.1
 		done
@@ -172,6 +173,8 @@ stage()
 
 # Boot the guest under the wall-clock watchdog: UML's own output and the
 # console (con0, fd 3) go to $1, the command's (con1, fd 4) to stdout.
+# The watchdog sends SIGKILL: the namespace's PID 1 (jail.sh) ignores a
+# SIGTERM, and UML takes seconds to act on one.
 # Writes the watchdog's PID and exit status to $WORK/timeout.pid and
 # $WORK/uml-status.
 boot()
@@ -179,7 +182,7 @@ boot()
 	local conlog=$1 pid rc=0
 
 	mkdir "$WORK/ns"
-	"${PIN[@]}" timeout -k 5 "$TIMEOUT" \
+	"${PIN[@]}" timeout -s KILL "$TIMEOUT" \
 		unshare --mount --pid --fork --kill-child -- \
 		"$HERE/jail.sh" "$WORK/ns" "$WORK/run" "$(readlink -f "$KDIR/linux")" \
 		"mem=${MEM}M" root=/dev/root rootfstype=hostfs rootflags=/root rw \
