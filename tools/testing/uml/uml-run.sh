@@ -191,7 +191,8 @@ boot()
 		</dev/null 3>>"$conlog" 4>&1 >>"$conlog" 2>&1 &
 	pid=$!
 	echo "$pid" >"$WORK/timeout.pid"
-	wait "$pid" || rc=$?
+	# (braces: no "Killed" job report from bash when the watchdog fires)
+	{ wait "$pid" || rc=$?; } 2>/dev/null
 	rm -f "$WORK/timeout.pid"
 	echo "$rc" >"$WORK/uml-status"
 }
