@@ -124,16 +124,24 @@ no_leftovers()
 		! grep -qF "$TMP/work" /proc/mounts
 }
 
+# A failure under CI=true, a skip otherwise.
+skip_all()
+{
+	if [ "${CI:-}" = true ]; then
+		echo "not ok 1 - $1"
+		exit 1
+	fi
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
 get_kernel()
 {
+	[ "$(id -u)" = 0 ] ||
+		skip_all "uml-run.sh needs root (mount and PID namespaces)"
 	if ! KDIR=$("$HERE/build-uml.sh" 2>"$TMP/build.err"); then
 		tail -n 30 "$TMP/build.err" | diag
-		if [ "${CI:-}" = true ]; then
-			echo "not ok 1 - build-uml.sh failed"
-			exit 1
-		fi
-		echo "1..0 # SKIP build-uml.sh failed (see above)"
-		exit $KSFT_SKIP
+		skip_all "build-uml.sh failed (see above)"
 	fi
 	KVER=$(cat "$KDIR/kver")
 }
