@@ -42,6 +42,9 @@
 #include "dctcp_math.h"
 #include "tcp_dctcp.h"
 
+#define CREATE_TRACE_POINTS
+#include "tcp_dctcp_trace.h"
+
 #define DCTCP_VERSION	"1.0.0-oot"
 
 /* Per-connection state, lives in inet_csk_ca(sk). */
@@ -49,7 +52,7 @@ struct dctcp {
 	u32 old_delivered;	/* tp->delivered when this RTT began */
 	u32 old_delivered_ce;	/* tp->delivered_ce when this RTT began */
 	u32 prior_rcv_nxt;	/* rcv_nxt at the last CE state update */
-	u32 alpha_fp;		/* marked fraction EWMA, 1/2^20 units */
+	u32 alpha_fp;		/* marked fraction EWMA, 1/DCTCP_MAX_ALPHA_FP */
 	u32 next_seq;		/* snd_nxt when this RTT began: its end */
 	u32 ce_state;		/* 1 iff the last received segment had CE */
 	u32 loss_cwnd;		/* cwnd before the last reduction, for undo */
@@ -133,6 +136,16 @@ static void dctcp_reset(const struct tcp_sock *tp, struct dctcp *ca)
 	ca->old_delivered_ce = tp->delivered_ce;
 }
 
+/* No ECN support? Fall back to Reno. Also stop sending ECT, which
+ * TCP_CONG_NEEDS_ECN had set for the handshake.
+ */
+static void dctcp_fall_back(struct sock *sk)
+{
+	inet_csk(sk)->icsk_ca_ops = &dctcp_reno;
+	INET_ECN_dontxmit(sk);
+	trace_dctcp_fallback(sk);
+}
+
 static void dctcp_init(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
@@ -151,14 +164,11 @@ static void dctcp_init(struct sock *sk)
 		ca->ce_state = 0;
 
 		dctcp_reset(tp, ca);
+		trace_dctcp_init(sk, ca->alpha_fp);
 		return;
 	}
 
-	/* No ECN support? Fall back to Reno. Also stop sending ECT, which
-	 * TCP_CONG_NEEDS_ECN had set for the handshake.
-	 */
-	inet_csk(sk)->icsk_ca_ops = &dctcp_reno;
-	INET_ECN_dontxmit(sk);
+	dctcp_fall_back(sk);
 }
 
 static u32 dctcp_ssthresh(struct sock *sk)
@@ -171,11 +181,20 @@ static u32 dctcp_ssthresh(struct sock *sk)
 	return dctcp_reduced_cwnd(tcp_snd_cwnd(tp), ca->alpha_fp);
 }
 
+/* The stack has just set ssthresh with dctcp_ssthresh() to enter CWR. */
+static void dctcp_trace_ce_reduction(struct sock *sk)
+{
+	const struct dctcp *ca = inet_csk_ca(sk);
+
+	trace_dctcp_ce_reduction(sk, ca->loss_cwnd, ca->alpha_fp,
+				 tcp_sk(sk)->snd_ssthresh);
+}
+
 static void dctcp_update_alpha(struct sock *sk, u32 flags)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct dctcp *ca = inet_csk_ca(sk);
-	u32 delivered, delivered_ce, alpha;
+	u32 delivered, delivered_ce, shift_g, alpha;
 
 	/* Wait until everything sent in this RTT is acknowledged. */
 	if (before(tp->snd_una, ca->next_seq))
@@ -183,10 +202,13 @@ static void dctcp_update_alpha(struct sock *sk, u32 flags)
 
 	delivered = tp->delivered - ca->old_delivered;
 	delivered_ce = tp->delivered_ce - ca->old_delivered_ce;
+	shift_g = READ_ONCE(dctcp_shift_g);
 
 	/* alpha = (1 - g) * alpha + g * F, F = delivered_ce / delivered */
 	alpha = dctcp_next_alpha(ca->alpha_fp, delivered_ce, delivered,
-				 READ_ONCE(dctcp_shift_g));
+				 shift_g);
+	trace_dctcp_alpha_update(sk, delivered, delivered_ce, shift_g,
+				 ca->alpha_fp, alpha);
 
 	/* dctcp_get_info() reads alpha without the socket lock. */
 	WRITE_ONCE(ca->alpha_fp, alpha);
@@ -194,29 +216,37 @@ static void dctcp_update_alpha(struct sock *sk, u32 flags)
 }
 
 /* Loss is congestion beyond what marking could signal: react like Reno. */
-static void dctcp_react_to_loss(struct sock *sk)
+static void dctcp_react_to_loss(struct sock *sk,
+				enum dctcp_loss_reason reason)
 {
 	struct dctcp *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	u32 alpha_old = ca->alpha_fp;
 
 	/* Optionally also assume full congestion for the next RTTs. */
 	if (READ_ONCE(dctcp_clamp_alpha_on_loss))
 		WRITE_ONCE(ca->alpha_fp, DCTCP_MAX_ALPHA_FP);
 
 	ca->loss_cwnd = tcp_snd_cwnd(tp);
+	/* ssthresh = cwnd / 2, at least 2 */
 	WRITE_ONCE(tp->snd_ssthresh, max(tcp_snd_cwnd(tp) >> 1U, 2U));
+	trace_dctcp_loss(sk, reason, ca->loss_cwnd, tp->snd_ssthresh,
+			 alpha_old, ca->alpha_fp);
 }
 
 static void dctcp_state(struct sock *sk, u8 new_state)
 {
-	if (new_state == TCP_CA_Recovery &&
-	    new_state != inet_csk(sk)->icsk_ca_state)
-		dctcp_react_to_loss(sk);
+	u8 old_state = inet_csk(sk)->icsk_ca_state;
+
 	/* An RTO is handled on CA_EVENT_LOSS in dctcp_cwnd_event() instead
 	 * of on TCP_CA_Loss here: the state is set again on every backed off
 	 * retransmission, the event only once per loss episode, so the
 	 * window is reduced only once per RTT.
 	 */
+	if (new_state == TCP_CA_Recovery && new_state != old_state)
+		dctcp_react_to_loss(sk, DCTCP_LOSS_RECOVERY);
+	else if (new_state == TCP_CA_CWR && old_state < TCP_CA_CWR)
+		dctcp_trace_ce_reduction(sk);
 }
 
 static void dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -229,7 +259,7 @@ static void dctcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		dctcp_ece_ack_update(sk, ev, &ca->prior_rcv_nxt, &ca->ce_state);
 		break;
 	case CA_EVENT_LOSS:
-		dctcp_react_to_loss(sk);
+		dctcp_react_to_loss(sk, DCTCP_LOSS_RTO);
 		break;
 	default:
 		/* Don't care for the rest. */
@@ -242,6 +272,7 @@ static u32 dctcp_cwnd_undo(struct sock *sk)
 	const struct dctcp *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 
+	trace_dctcp_undo(sk, tcp_snd_cwnd(tp), ca->loss_cwnd);
 	return max(tcp_snd_cwnd(tp), ca->loss_cwnd);
 }
 
