@@ -126,6 +126,8 @@ MODULE_PARM_DESC(dctcp_clamp_alpha_on_loss,
 		 "set alpha to its maximum on packet loss (0..1, default 0)");
 
 static struct tcp_congestion_ops dctcp_reno;
+/* Whether dctcp_reno is ours in the list (another module may hold the name). */
+static bool dctcp_reno_registered;
 
 /* Start a new observation window of one RTT. */
 static void dctcp_reset(const struct tcp_sock *tp, struct dctcp *ca)
@@ -338,34 +340,41 @@ static int __init dctcp_register(void)
 
 	BUILD_BUG_ON(sizeof(struct dctcp) > ICSK_CA_PRIV_SIZE);
 
-	/* Register "dctcp" last: from then on sockets may use it at any
-	 * time, so no later step may fail and unwind it.
+	/* "dctcp" first: once a name is registered sockets may use it, so
+	 * everything registered before a failure would be in use while the
+	 * failed module's code is freed.
+	 */
+	ret = tcp_register_congestion_control(&dctcp);
+	if (ret == -EEXIST) {
+		pr_err("\"dctcp\" is already registered, by a kernel with CONFIG_TCP_CONG_DCTCP=y, another module (lsmod; rmmod it) or a BPF struct_ops (bpftool struct_ops list): remove it, then load this module\n");
+		return ret;
+	}
+	if (ret) {
+		pr_err("cannot register \"dctcp\" (%d)\n", ret);
+		return ret;
+	}
+
+	/* Optional from here on: the fallback uses dctcp_reno whether it is
+	 * registered or not, registering only lists it and makes it
+	 * selectable by name.
 	 */
 	ret = tcp_register_congestion_control(&dctcp_reno);
-	if (ret) {
-		pr_err("cannot register \"dctcp-reno\" (%d)\n", ret);
-		return ret;
-	}
+	if (ret)
+		pr_warn("\"dctcp-reno\" is already registered (%d), by another module: dctcp still falls back to its own, which is not listed\n",
+			ret);
+	dctcp_reno_registered = !ret;
 
-	ret = tcp_register_congestion_control(&dctcp);
-	if (ret) {
-		if (ret == -EEXIST)
-			pr_err("\"dctcp\" is already registered (built-in CONFIG_TCP_CONG_DCTCP=y or a BPF struct_ops?): this module cannot replace it\n");
-		else
-			pr_err("cannot register \"dctcp\" (%d)\n", ret);
-		tcp_unregister_congestion_control(&dctcp_reno);
-		return ret;
-	}
-
-	pr_info("DCTCP %s registered \"dctcp\" and \"dctcp-reno\"\n",
-		DCTCP_VERSION);
+	pr_info("DCTCP %s registered \"dctcp\"%s\n", DCTCP_VERSION,
+		dctcp_reno_registered ? " and \"dctcp-reno\"" : "");
 	return 0;
 }
 
+/* Unregister what dctcp_register() registered, nothing else. */
 static void __exit dctcp_unregister(void)
 {
+	if (dctcp_reno_registered)
+		tcp_unregister_congestion_control(&dctcp_reno);
 	tcp_unregister_congestion_control(&dctcp);
-	tcp_unregister_congestion_control(&dctcp_reno);
 }
 
 module_init(dctcp_register);
