@@ -143,7 +143,8 @@ static void dctcp_reset(const struct tcp_sock *tp, struct dctcp *ca)
  */
 static void dctcp_fall_back(struct sock *sk)
 {
-	inet_csk(sk)->icsk_ca_ops = &dctcp_reno;
+	/* inet_diag and getsockopt(TCP_CC_INFO) read the ops locklessly. */
+	WRITE_ONCE(inet_csk(sk)->icsk_ca_ops, &dctcp_reno);
 	INET_ECN_dontxmit(sk);
 	trace_dctcp_fallback(sk);
 }
