@@ -56,6 +56,10 @@ struct dctcp {
 	u32 next_seq;		/* snd_nxt when this RTT began: its end */
 	u32 ce_state;		/* 1 iff the last received segment had CE */
 	u32 loss_cwnd;		/* cwnd before the last reduction, for undo */
+	u32 fell_back;		/* 1 iff dctcp switched this socket to
+				 * dctcp-reno; 0 if dctcp-reno was chosen
+				 * (selecting an algorithm zeroes this area)
+				 */
 };
 
 static unsigned int dctcp_shift_g __read_mostly = 4; /* g = 1/2^4 */
@@ -143,6 +147,10 @@ static void dctcp_reset(const struct tcp_sock *tp, struct dctcp *ca)
  */
 static void dctcp_fall_back(struct sock *sk)
 {
+	struct dctcp *ca = inet_csk_ca(sk);
+
+	/* Mark first: dctcp_reno_get_info() runs without the socket lock. */
+	WRITE_ONCE(ca->fell_back, 1);
 	/* inet_diag and getsockopt(TCP_CC_INFO) read the ops locklessly. */
 	WRITE_ONCE(inet_csk(sk)->icsk_ca_ops, &dctcp_reno);
 	INET_ECN_dontxmit(sk);
@@ -279,34 +287,52 @@ static u32 dctcp_cwnd_undo(struct sock *sk)
 	return max(tcp_snd_cwnd(tp), ca->loss_cwnd);
 }
 
+/* Which diag requests to answer. Old inet_diag request structs can only ask
+ * for the first 8 extensions and DCTCPINFO is the 9th, so answer VEGASINFO
+ * too; the reply still carries the correct INET_DIAG_DCTCPINFO attribute.
+ */
+static bool dctcp_info_requested(u32 ext)
+{
+	return ext & ((1 << (INET_DIAG_DCTCPINFO - 1)) |
+		      (1 << (INET_DIAG_VEGASINFO - 1)));
+}
+
 static size_t dctcp_get_info(struct sock *sk, u32 ext, int *attr,
 			     union tcp_cc_info *info)
 {
 	const struct dctcp *ca = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	/* Also answer a VEGASINFO request: old inet_diag request structs can
-	 * only ask for the first 8 extensions and DCTCPINFO is the 9th; the
-	 * reply still carries the correct INET_DIAG_DCTCPINFO attribute.
-	 */
-	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
-	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+	if (!dctcp_info_requested(ext))
 		return 0;
 
 	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	/* dctcp-reno reports dctcp_enabled = 0: ss prints "fallback_mode". */
-	if (inet_csk(sk)->icsk_ca_ops != &dctcp_reno) {
-		info->dctcp.dctcp_enabled = 1;
-		info->dctcp.dctcp_ce_state = (u16)ca->ce_state;
-		info->dctcp.dctcp_alpha =
-			dctcp_alpha_from_fp(READ_ONCE(ca->alpha_fp));
-		/* Bytes acked in the current RTT, as whole segments. */
-		info->dctcp.dctcp_ab_ecn = tp->mss_cache *
-			(tp->delivered_ce - ca->old_delivered_ce);
-		info->dctcp.dctcp_ab_tot = tp->mss_cache *
-			(tp->delivered - ca->old_delivered);
-	}
+	info->dctcp.dctcp_enabled = 1;
+	info->dctcp.dctcp_ce_state = (u16)ca->ce_state;
+	info->dctcp.dctcp_alpha = dctcp_alpha_from_fp(READ_ONCE(ca->alpha_fp));
+	/* Bytes acked in the current RTT, as whole segments. */
+	info->dctcp.dctcp_ab_ecn = tp->mss_cache *
+		(tp->delivered_ce - ca->old_delivered_ce);
+	info->dctcp.dctcp_ab_tot = tp->mss_cache *
+		(tp->delivered - ca->old_delivered);
 
+	*attr = INET_DIAG_DCTCPINFO;
+	return sizeof(info->dctcp);
+}
+
+/* A connection that fell back reports dctcp_enabled = 0 (ss prints
+ * "dctcp:fallback_mode"); one that chose dctcp-reno reports nothing, like
+ * reno.
+ */
+static size_t dctcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
+				  union tcp_cc_info *info)
+{
+	const struct dctcp *ca = inet_csk_ca(sk);
+
+	if (!dctcp_info_requested(ext) || !READ_ONCE(ca->fell_back))
+		return 0;
+
+	memset(&info->dctcp, 0, sizeof(info->dctcp));
 	*attr = INET_DIAG_DCTCPINFO;
 	return sizeof(info->dctcp);
 }
@@ -330,7 +356,7 @@ static struct tcp_congestion_ops dctcp_reno __read_mostly = {
 	.ssthresh	= tcp_reno_ssthresh,
 	.cong_avoid	= tcp_reno_cong_avoid,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
-	.get_info	= dctcp_get_info,
+	.get_info	= dctcp_reno_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "dctcp-reno",
 };
