@@ -108,6 +108,14 @@ require_clash()
 	require_probes
 }
 
+# server: flow_server, with more patience than its 5 s: under TCG on a
+# busy host a server can be slower to start, and is waited for.
+server()
+{
+	flow_server 2> /dev/null || busywait 30000 listening "$rcv" ||
+		fail "flow server did not start within 35 s"
+}
+
 load_clash()
 {
 	insmod "$DCTCP_CLASH_KO" name="$1" || fail "cannot load dctcp_clash name=$1"
@@ -220,7 +228,7 @@ fallback_flow()
 
 	RCV_CC=reno topo_setup
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=reno
-	flow_server
+	server
 	flow_client "$out" -c dctcp -n 100000 $RCV4 "$PORT" ||
 		fail "flow failed: $(cat "$out.err")"
 	[[ $(client_cc "$out") == dctcp-reno ]] || fail "fell back to '$(client_cc "$out")'"
@@ -234,7 +242,7 @@ hold_reno()
 	local out=$TMPD/reno
 
 	RCV_CC=reno topo_setup
-	flow_server
+	server
 	flow_client_bg "$out" -H -c dctcp-reno $RCV4 "$PORT"
 	busywait 10000 grep -q '^holding' "$out" ||
 		fail "no dctcp-reno connection: $(cat "$out.err")"

@@ -31,6 +31,11 @@ EVENTS=(dctcp_init dctcp_alpha_update dctcp_ce_reduction dctcp_loss dctcp_undo d
 ORACLE=$TMPD/oracle		# records of every traced phase
 PHASE=$TMPD/phase		# records of the last one
 ORACLE_SECS=${ORACLE_SECS:-4}	# length of each oracle flow
+ORACLE_FLOWS=${ORACLE_FLOWS:-3}	# flows per phase
+# The phases are repeated until the records reach ORACLE_EVENTS, or no
+# new round may start after ORACLE_BUDGET seconds (half the script's time).
+ORACLE_EVENTS=${ORACLE_EVENTS:-12000}
+ORACLE_BUDGET=${ORACLE_BUDGET:-$(( ${SCRIPT_TIMEOUT:-900} / 2 ))}
 TRACE_BUF_KB=${TRACE_BUF_KB:-16384}	# per CPU
 INFINITE_SSTHRESH=2147483647	# TCP_INFINITE_SSTHRESH
 
@@ -139,6 +144,14 @@ test_events()
 	done
 }
 
+# server [NS] [-6]: flow_server, with more patience than its 5 s: under
+# TCG on a busy host a server can be slower to start, and is waited for.
+server()
+{
+	flow_server "$@" 2> /dev/null || busywait 30000 listening "${1:-$rcv}" ||
+		fail "flow server did not start within 35 s"
+}
+
 # hold OUT CLIENT-ARGS...: a connection from snd that stays open.
 hold()
 {
@@ -163,7 +176,7 @@ test_reno_by_name()
 
 	require_trace
 	topo_setup
-	flow_server
+	server
 	trace_phase reno-by-name hold "$out" -c dctcp-reno
 	port=$(client_sport "$out")
 	diag "ss: $(cat "$out.ss")"
@@ -181,7 +194,7 @@ test_reno_fallback()
 	require_trace
 	topo_setup
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=reno
-	flow_server
+	server
 	trace_phase fallback hold "$out" -c dctcp
 	port=$(client_sport "$out")
 	diag "ss: $(cat "$out.ss")"
@@ -192,26 +205,26 @@ test_reno_fallback()
 }
 
 # ---------------------------------------------------------------- oracle
-# flows HOST SETUP...: two dctcp flows of $ORACLE_SECS to HOST; once both
-# are connected, run SETUP (the marking or loss that applies to the data
-# only: a lost SYN would cost a second of the flow); wait for both.
+# flows HOST SETUP...: $ORACLE_FLOWS dctcp flows of $ORACLE_SECS to HOST;
+# once all are connected, run SETUP (the marking or loss that applies to
+# the data only: a lost SYN would cost a second of the flow); wait for all.
 flows()
 {
 	local host=$1 pids=() i
 
 	shift
-	for i in 1 2; do
+	for ((i = 0; i < ORACLE_FLOWS; i++)); do
 		flow_client_bg "$TMPD/flow$i" -c dctcp -t "$ORACLE_SECS" "$host" "$PORT"
 		pids+=("$FLOW_PID")
 	done
-	for i in 1 2; do
+	for ((i = 0; i < ORACLE_FLOWS; i++)); do
 		busywait 20000 grep -q '^sport' "$TMPD/flow$i" ||
 			fail "flow $i did not connect: $(cat "$TMPD/flow$i.err")"
 	done
 	(( $# == 0 )) || "$@"
-	for i in 0 1; do
+	for ((i = 0; i < ORACLE_FLOWS; i++)); do
 		flow_wait "${pids[$i]}" $((ORACLE_SECS * 1000 + 60000)) ||
-			fail "flow $((i + 1)) failed: $(cat "$TMPD/flow$((i + 1)).err")"
+			fail "flow $i failed: $(cat "$TMPD/flow$i.err")"
 	done
 	data_netem_off
 }
@@ -249,7 +262,7 @@ oracle_phase()
 red_flows()
 {
 	bottleneck_red "$1"
-	flow_server
+	server
 	flows $RCV4
 }
 
@@ -259,9 +272,9 @@ netem_ecn_flows()
 	local p=$1 host=${2:-$RCV4}
 
 	if [[ $host == "$RCV6" ]]; then
-		flow_server "$rcv" -6
+		server "$rcv" -6
 	else
-		flow_server
+		server
 	fi
 	flows "$host" data_netem loss "$p" ecn
 }
@@ -270,33 +283,53 @@ netem_ecn_flows()
 loss_flows()
 {
 	bottleneck_red "$2"
-	flow_server
+	server
 	flows $RCV4 data_netem loss "$1"
 }
 
 rto_flows()
 {
 	bottleneck_red "$1"
-	flow_server
+	server
 	flows $RCV4 black_holes 2
 }
 
+# oracle_round R: every phase once; phase names end in .R
+oracle_round()
+{
+	local r=$1 k=4500
+
+	oracle_phase "red-g4.$r" 4 1024 0 red_flows $k
+	oracle_phase "red-g0-init0.$r" 0 0 0 red_flows $k
+	oracle_phase "ecn1-g10.$r" 10 0 0 netem_ecn_flows 1%
+	oracle_phase "ecn10-g4.$r" 4 1024 0 netem_ecn_flows 10%
+	oracle_phase "ecn50-g1.$r" 1 512 0 netem_ecn_flows 50%
+	oracle_phase "ecn5-g3-ipv6.$r" 3 1024 0 netem_ecn_flows 5% $RCV6
+	oracle_phase "loss1-g4.$r" 4 1024 0 loss_flows 1% $k
+	oracle_phase "loss3-g5-clamp.$r" 5 0 1 loss_flows 3% $k
+	oracle_phase "rto-g4.$r" 4 1024 1 rto_flows $k
+}
+
+oracle_records()
+{
+	grep -c '^[IARLUF] ' "$ORACLE" || true
+}
+
+# Rounds of all phases until $ORACLE_EVENTS records, within the budget.
 test_oracle()
 {
-	local k=4500 kinds
+	local r=0 start=$SECONDS kinds kind
 
 	require_trace
-	oracle_phase red-g4 4 1024 0 red_flows $k
-	oracle_phase red-g0-init0 0 0 0 red_flows $k
-	oracle_phase ecn1-g10 10 0 0 netem_ecn_flows 1%
-	oracle_phase ecn10-g4 4 1024 0 netem_ecn_flows 10%
-	oracle_phase ecn50-g1 1 512 0 netem_ecn_flows 50%
-	oracle_phase ecn5-g3-ipv6 3 1024 0 netem_ecn_flows 5% $RCV6
-	oracle_phase loss1-g4 4 1024 0 loss_flows 1% $k
-	oracle_phase loss3-g5-clamp 5 0 1 loss_flows 3% $k
-	oracle_phase rto-g4 4 1024 1 rto_flows $k
+	while (( r == 0 || ($(oracle_records) < ORACLE_EVENTS &&
+			    SECONDS - start < ORACLE_BUDGET) )); do
+		r=$((r + 1))
+		oracle_round $r
+	done
 	kinds=$(sed -n 's/^\([IARLUF]\) .*/\1/p' "$ORACLE" | sort | uniq -c | tr -s ' \n' ' ')
-	diag "oracle records: $(grep -c '^[IARLUF] ' "$ORACLE") ($kinds)"
+	diag "oracle records: $(oracle_records) ($kinds) in $r rounds, $((SECONDS - start)) s"
+	(( $(oracle_records) >= ORACLE_EVENTS )) ||
+		diag "fewer than $ORACLE_EVENTS records within ${ORACLE_BUDGET}s"
 	for kind in I A R L; do
 		grep -q "^$kind " "$ORACLE" || fail "no $kind records in any phase"
 	done
@@ -334,7 +367,7 @@ test_window_law()
 	param_set dctcp_alpha_on_init "$init"
 	topo_setup
 	ack_delay 50
-	flow_server
+	server
 	trace_phase "window-law-init$init" window_flow "$out"
 	port=$(client_sport "$out")
 	first=$(records "$port" '[RL]' | head -n 1)
