@@ -24,13 +24,22 @@
  *  reduction  ssthresh == dctcp_reduced_cwnd(cwnd, alpha)
  *  loss       ssthresh == max(cwnd / 2, 2); alpha unchanged, or the maximum
  *             if the phase had dctcp_clamp_alpha_on_loss = 1
- *  once       loss reactions at most once per round trip: after a reaction
- *             L1, the next one L2 (with no undo in between) must either
- *             come once everything outstanding at L1 is acknowledged
- *             (L2.snd_una >= L1's window end: high_seq for fast recovery,
- *             snd_nxt for an RTO), or be an RTO after L1's retransmission
- *             made progress (L2.snd_una > L1.snd_una) and at least one
- *             smoothed RTT (L1.srtt_us) after L1
+ *  once       loss reactions at most once per loss episode, which the stack
+ *             delimits: after a reaction L1, the next one L2 of the
+ *             connection needs one of
+ *             (a) everything outstanding at L1 acknowledged: L2.snd_una at
+ *                 or after L1's window end (high_seq for fast recovery,
+ *                 snd_nxt for an RTO), a new round trip;
+ *             (b) an undo event between them (the window was restored);
+ *             (c) L2 is a fast recovery, entered from a state below
+ *                 Recovery (the stack had ended L1's episode, e.g. by an
+ *                 undo that did not need undo_cwnd()), and an ACK moved
+ *                 snd_una since L1;
+ *             (d) L2 is an RTO, snd_una moved since L1 and at least one
+ *                 smoothed RTT (L1.srtt_us) passed: the stack's rule for a
+ *                 new RTO in the Loss state.
+ *             Two reactions to one event (same snd_una, nothing between)
+ *             meet none of them.
  *  fallback   no DCTCP event of a connection after its fallback
  *  input      every line parses, each phase is complete (record count as
  *             the guest counted it) and lost no events in the ring buffer
@@ -55,6 +64,7 @@
 #define MAX_LOG		8	/* mismatches printed per check */
 #define MAX_CONNS	4096
 #define MAX_FIELDS	16
+#define TCP_CA_RECOVERY	3	/* enum tcp_ca_state, as in the ca_state field */
 
 enum check {
 	CHK_INPUT,
@@ -251,23 +261,23 @@ static void on_reduction(struct conn *c, uint32_t *v, const char *line)
 }
 
 /* The "once" rule against the previous reaction; see the top comment. */
-static void check_once(struct conn *c, bool rto, double ts, uint32_t snd_una,
-		       const char *line)
+static void check_once(struct conn *c, bool rto, double ts, uint32_t ca_state,
+		       uint32_t snd_una, const char *line)
 {
 	const struct loss *l = &c->loss;
-	bool new_window, rto_progress;
+	bool new_window, progress, new_recovery, new_rto;
 
 	checked[CHK_ONCE]++;
-	if (!l->valid)
+	if (!l->valid)		/* (b): none yet, or an undo since */
 		return;
 	new_window = !seq_before(snd_una, l->window_end);
-	rto_progress = rto && seq_before(l->snd_una, snd_una) &&
-		       (ts - l->ts) * 1e6 >= l->srtt_us;
-	if (!new_window && !rto_progress)
+	progress = seq_before(l->snd_una, snd_una);
+	new_recovery = !rto && ca_state < TCP_CA_RECOVERY && progress;
+	new_rto = rto && progress && (ts - l->ts) * 1e6 >= l->srtt_us;
+	if (!new_window && !new_recovery && !new_rto)
 		mismatch(CHK_ONCE, line,
-			 "%.6f s after the last reaction (srtt %u us), snd_una %u before its window end %u%s",
-			 ts - l->ts, l->srtt_us, snd_una, l->window_end,
-			 rto ? " and no progress" : "");
+			 "%.6f s after the last reaction (srtt %u us), snd_una %u (then %u) before its window end %u",
+			 ts - l->ts, l->srtt_us, snd_una, l->snd_una, l->window_end);
 }
 
 /* L: ca_state cwnd ssthresh alpha_old alpha snd_una snd_nxt high_seq srtt */
@@ -289,7 +299,7 @@ static void on_loss(struct conn *c, bool rto, double ts, uint32_t *v,
 	check(CHK_LOSS, v[4] == want_alpha, line, "alpha after %u, want %u (clamp %u)",
 	      v[4], want_alpha, phase.clamp);
 	check_chain(c, v[3], line);
-	check_once(c, rto, ts, v[5], line);
+	check_once(c, rto, ts, v[0], v[5], line);
 	c->alpha = v[4];
 	c->loss = (struct loss){
 		.valid = true,

@@ -89,7 +89,7 @@ main()
 	[[ -x $ORACLE ]] || { echo "$ORACLE missing: run make in $HERE" >&2; exit 1; }
 	a1=$(next_alpha 4 $ONE 0 10)
 	echo "TAP version 13"
-	echo "1..11"
+	echo "1..13"
 	expect "consistent records pass" "" ""
 	expect "alpha update off by one unit" alpha \
 		"3s/ $a1\$/ $((a1 + 1))/;4s/ $a1 / $((a1 + 1)) /;5s/ $a1 / $((a1 + 1)) /"
@@ -98,7 +98,12 @@ main()
 	expect "init with another alpha" init,chain "2s/ $ONE\$/ 0/"
 	expect "CE reduction ignores alpha" reduction "4s/ [0-9]*\$/ 10/"
 	expect "loss reaction not a halving" loss "6s/ 20 10 / 20 15 /"
-	expect "second loss reaction in one round trip" once "7d;s/^E selftest 9/E selftest 8/"
+	expect "new recovery after the stack ended the last one, no undo_cwnd" "" \
+		"7d;s/^E selftest 9/E selftest 8/"
+	expect "second loss reaction to one loss" once \
+		"7d;8s/ 1100 2100 2100 / 1000 2100 2100 /;s/^E selftest 9/E selftest 8/"
+	expect "RTO within a window, no progress" once \
+		"7d;8d;9s/ 2100 3000 2100 / 1000 3000 2100 /;s/^E selftest 9/E selftest 7/"
 	expect "event after the fallback" fallback \
 		"9s#^#F 1.090000 $K\\n#;s#^E selftest 9#E selftest 10#"
 	expect "lost events" input "s/^E selftest 9 0/E selftest 9 3/"

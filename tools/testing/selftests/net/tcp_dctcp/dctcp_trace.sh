@@ -345,7 +345,7 @@ window_flow()
 {
 	local out=$1
 
-	data_netem loss 2% ecn
+	data_netem loss 5% ecn
 	flow_client "$out" -c dctcp -t 2 -i 10 $RCV4 "$PORT" ||
 		fail "client failed: $(cat "$out.err")"
 	data_netem_off
@@ -358,22 +358,30 @@ window_flow()
 #   alpha_on_init 0:    C - 1 - C/64 <= ssthresh <= C
 #   alpha_on_init 1024: ceil(C/2) <= ssthresh <= ceil(C/2) + 1 + C/64
 # C/64 allows alpha to drift by 32/1024 before the first reduction.
+# Packets the guest's two CPUs reorder could start a fast recovery before
+# the first mark: the sender needs 127 dupacks (no RACK) to see a loss, and
+# a flow whose first reduction still was a loss is run again (3 tries).
 test_window_law()
 {
-	local init=$1 out=$TMPD/wl port first ev cwnd alpha ss_ev ss_info lo hi
+	local init=$1 out=$TMPD/wl port first ev cwnd alpha ss_ev ss_info lo hi try
 
 	require_trace
 	param_set dctcp_shift_g 10
 	param_set dctcp_alpha_on_init "$init"
 	topo_setup
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_recovery=0 net.ipv4.tcp_reordering=127
 	ack_delay 50
 	server
-	trace_phase "window-law-init$init" window_flow "$out"
-	port=$(client_sport "$out")
-	first=$(records "$port" '[RL]' | head -n 1)
-	[[ -n $first ]] || fail "no window reduction traced for port $port"
-	read -r ev _ _ cwnd alpha ss_ev _ <<< "$first"
-	[[ $ev == R ]] || fail "the first reduction was a loss: $first"
+	for try in 1 2 3; do
+		trace_phase "window-law-init$init.$try" window_flow "$out"
+		port=$(client_sport "$out")
+		first=$(records "$port" '[RL]' | head -n 1)
+		[[ -n $first ]] || fail "no window reduction traced for port $port"
+		read -r ev _ _ cwnd alpha ss_ev _ <<< "$first"
+		[[ $ev == L ]] || break
+		diag "try $try: the first reduction was a loss: $first"
+	done
+	[[ $ev == R ]] || fail "3 flows whose first reduction was a loss"
 	ss_info=$(samples "$out" ssthresh | awk -v inf=$INFINITE_SSTHRESH '$1 < inf { print; exit }')
 	[[ -n $ss_info ]] || fail "TCP_INFO never showed a finite ssthresh"
 	if (( init == 0 )); then
@@ -381,7 +389,7 @@ test_window_law()
 	else
 		lo=$(((cwnd + 1) / 2)) hi=$(((cwnd + 1) / 2 + 1 + cwnd / 64))
 	fi
-	figure "window_law init=$init cwnd=$cwnd alpha=$((alpha >> 20)) ssthresh_event=$ss_ev ssthresh_tcp_info=$ss_info allowed=$lo..$hi"
+	figure "window_law init=$init try=$try cwnd=$cwnd alpha=$((alpha >> 20)) ssthresh_event=$ss_ev ssthresh_tcp_info=$ss_info allowed=$lo..$hi"
 	(( ss_info == ss_ev )) ||
 		fail "TCP_INFO ssthresh $ss_info is not the first reduction's $ss_ev"
 	(( lo <= ss_info && ss_info <= hi )) ||
