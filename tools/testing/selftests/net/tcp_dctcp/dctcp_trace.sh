@@ -54,7 +54,11 @@ lib_cleanup_trace()
 }
 
 # trace_instance: a private ring buffer with every tcp_dctcp event on.
-# The global clock orders the events of one socket across CPUs.  The
+# The events of one socket can come from both CPUs: their order in the
+# merged output is their clock's.  "global" is not good enough under TCG:
+# a CPU whose clock lags gets the last global value for a run of events,
+# and equal timestamps merge in any order (seen: one socket's alpha chain
+# out of order).  "mono" reads the clocksource every CPU shares.  The
 # receiver's alpha updates (no data acked, alpha already 0) are filtered
 # out: dropping only updates from 0 to... 0 keeps every chain intact.
 trace_instance()
@@ -63,7 +67,7 @@ trace_instance()
 		return 1
 	lib_cleanup_trace
 	mkdir "$INST"
-	echo global > "$INST/trace_clock"
+	echo mono > "$INST/trace_clock"
 	echo "$TRACE_BUF_KB" > "$INST/buffer_size_kb"
 	echo 'delivered != 0 || alpha_old != 0' \
 		> "$INST/events/tcp_dctcp/dctcp_alpha_update/filter"
