@@ -108,6 +108,15 @@ require_clash()
 	require_probes
 }
 
+# teardown: topo_reset in the middle of a test body.  topo_reset is made
+# for EXIT traps and turns errexit off: without turning it back on, every
+# check after it would be ignored and only the last one would count.
+teardown()
+{
+	topo_reset
+	set -e
+}
+
 # server: flow_server, with more patience than its 5 s: under TCG on a
 # busy host a server can be slower to start, and is waited for.
 server()
@@ -233,7 +242,7 @@ fallback_flow()
 		fail "flow failed: $(cat "$out.err")"
 	[[ $(client_cc "$out") == dctcp-reno ]] || fail "fell back to '$(client_cc "$out")'"
 	(( $(cat "$CLASH/refcnt") == 0 )) || fail "the other module's dctcp-reno was used"
-	topo_reset
+	teardown
 }
 
 # A connection that asks for dctcp-reno gets the other module's.
@@ -248,7 +257,7 @@ hold_reno()
 		fail "no dctcp-reno connection: $(cat "$out.err")"
 	diag "dctcp_clash refcnt with a dctcp-reno socket: $(cat "$CLASH/refcnt")"
 	(( $(cat "$CLASH/refcnt") >= 1 )) || fail "dctcp-reno socket does not use dctcp_clash"
-	topo_reset
+	teardown
 }
 
 test_reno_taken()
