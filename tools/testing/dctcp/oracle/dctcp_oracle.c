@@ -9,7 +9,9 @@
  * line (see dctcp_trace.awk): "P name shift_g alpha_on_init clamp" opens a
  * phase (the module parameters, fixed while it ran), the events follow,
  * "E name count lost" closes it. The checks, per connection (the hashed
- * socket address with its addresses and ports):
+ * socket address with its addresses and ports; until the kernel's random
+ * pool is ready, tracefs prints "(____ptrval____)" for every socket, and
+ * the addresses and ports alone identify it):
  *
  *  init       a connection starts with alpha = dctcp_alpha_to_fp(alpha_on_init)
  *  gain       every alpha update used the phase's shift_g
@@ -65,6 +67,8 @@
 #define MAX_CONNS	4096
 #define MAX_FIELDS	16
 #define TCP_CA_RECOVERY	3	/* enum tcp_ca_state, as in the ca_state field */
+/* What %p prints before the kernel's random pool is ready */
+#define NO_HASH		"(____ptrval____)"
 
 enum check {
 	CHK_INPUT,
@@ -125,7 +129,7 @@ static unsigned long checked[NR_CHECKS];
 /* events per kind: I A R L U F, and some details */
 static unsigned long n_init, n_alpha, n_alpha_marked, n_red, n_recovery, n_rto;
 static unsigned long n_clamp, n_undo, n_fallback;
-static unsigned long n_phases;
+static unsigned long n_phases, n_nohash;
 
 static void mismatch(enum check c, const char *line, const char *fmt, ...)
 {
@@ -384,10 +388,14 @@ static void on_event(char **f, int n, const char *line)
 	checked[CHK_INPUT]++;
 	ts = n > 1 ? strtod(f[1], &end) : 0;
 	if (values < 0 || n != from + values || !in_phase || *end ||
-	    !parse_u32s(f, from, values, v) || strstr(f[2], "ptrval")) {
+	    !parse_u32s(f, from, values, v) || !strchr(f[2], '/')) {
 		mismatch(CHK_INPUT, line, in_phase ? "malformed record" :
 			 "record outside a phase");
 		return;
+	}
+	if (!strncmp(f[2], NO_HASH "/", strlen(NO_HASH) + 1)) {
+		n_nohash++;
+		f[2] += strlen(NO_HASH);	/* "/src/dest" */
 	}
 	c = find_conn(f[2]);
 	switch (f[0][0]) {
@@ -481,6 +489,9 @@ int main(int argc, char **argv)
 	printf("CE reduction %lu, loss %lu (recovery %lu, rto %lu, clamped %lu), ",
 	       n_red, n_recovery + n_rto, n_recovery, n_rto, n_clamp);
 	printf("undo %lu, fallback %lu\n", n_undo, n_fallback);
+	if (n_nohash)
+		printf("# %lu events without a socket hash (random pool not ready): connections told apart by addresses and ports\n",
+		       n_nohash);
 
 	for (int c = 0; c < NR_CHECKS; c++) {
 		printf("# %s: %lu checked, %lu mismatches\n", check_desc[c],

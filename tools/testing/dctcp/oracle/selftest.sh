@@ -89,7 +89,7 @@ main()
 	[[ -x $ORACLE ]] || { echo "$ORACLE missing: run make in $HERE" >&2; exit 1; }
 	a1=$(next_alpha 4 $ONE 0 10)
 	echo "TAP version 13"
-	echo "1..13"
+	echo "1..14"
 	expect "consistent records pass" "" ""
 	expect "alpha update off by one unit" alpha \
 		"3s/ $a1\$/ $((a1 + 1))/;4s/ $a1 / $((a1 + 1)) /;5s/ $a1 / $((a1 + 1)) /"
@@ -104,6 +104,8 @@ main()
 		"7d;8s/ 1100 2100 2100 / 1000 2100 2100 /;s/^E selftest 9/E selftest 8/"
 	expect "RTO within a window, no progress" once \
 		"7d;8d;9s/ 2100 3000 2100 / 1000 3000 2100 /;s/^E selftest 9/E selftest 7/"
+	expect "no socket hash yet: addresses and ports identify" "" \
+		"s#00000000aabbccdd/#(____ptrval____)/#"
 	expect "event after the fallback" fallback \
 		"9s#^#F 1.090000 $K\\n#;s#^E selftest 9#E selftest 10#"
 	expect "lost events" input "s/^E selftest 9 0/E selftest 9 3/"
