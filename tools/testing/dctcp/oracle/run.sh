@@ -19,7 +19,8 @@
 #
 # --check LOG skips the VM and checks the records in the log of an
 # earlier run (of this script or of run_vm.sh).  --log FILE keeps the
-# whole output.  Exit status 0 iff the guest and the checker passed.
+# whole output, and the guest's console in FILE.console.  Exit status 0
+# iff the guest and the checker passed.
 
 set -eu
 shopt -s inherit_errexit
@@ -146,6 +147,7 @@ run_guest()
 	fi
 	timeout=$(( $(sed -n 's/^timeout=//p' "$SUITE/settings") * scale ))
 	vm_args+=(--env "SCRIPT_TIMEOUT=$timeout")
+	[[ -z $LOG ]] || vm_args+=(--log "$LOG.console")
 
 	set +e
 	flock "$VM_LOCK" "$QEMU_DIR/vm-run.sh" --kernel "$kdir" --net-kmods \

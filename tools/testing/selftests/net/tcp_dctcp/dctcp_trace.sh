@@ -123,7 +123,9 @@ require_trace()
 	[[ $DCTCP_IMPL == ours ]] || not_applicable "the in-tree module has no tracepoints"
 	[[ -d $TRACEFS/events/tcp_dctcp ]] ||
 		skip_because "no $TRACEFS/events/tcp_dctcp: tracefs not mounted or the kernel has no event tracing"
-	trace_instance
+	# one instance for the whole script (trace_phase clears it), removed
+	# at exit: fewer instance teardowns, each of which waits for RCU
+	[[ -d $INST ]] || trace_instance
 }
 
 test_events()
