@@ -490,8 +490,8 @@ int main(int argc, char **argv)
 	       n_red, n_recovery + n_rto, n_recovery, n_rto, n_clamp);
 	printf("undo %lu, fallback %lu\n", n_undo, n_fallback);
 	if (n_nohash)
-		printf("# %lu events without a socket hash (random pool not ready): connections told apart by addresses and ports\n",
-		       n_nohash);
+		printf("# %lu events without a socket hash (random pool not ready): %s\n",
+		       n_nohash, "connections told apart by addresses and ports");
 
 	for (int c = 0; c < NR_CHECKS; c++) {
 		printf("# %s: %lu checked, %lu mismatches\n", check_desc[c],
