@@ -340,6 +340,8 @@ restore_params()
 
 # ---------------------------------------------------------------- flows
 # flow_server [NS] [-6]: a dctcp_flow sink on $PORT, ready when it returns.
+# Under TCG on a busy host (or a debug kernel) a process can take many
+# seconds to start: be patient.
 flow_server()
 {
 	local ns=${1:-$rcv}
@@ -348,7 +350,8 @@ flow_server()
 	# A simple command, not a function: $! is then the server itself.
 	"$IP_BIN" netns exec "$ns" "$FLOW" server -p "$PORT" "$@" > /dev/null &
 	BG_PIDS+=("$!")
-	busywait 5000 listening "$ns" || { diag "flow server did not start"; return 1; }
+	busywait 35000 listening "$ns" ||
+		fail "flow server did not start within 35 s"
 }
 
 listening()
@@ -487,12 +490,14 @@ max_of()
 
 # ---------------------------------------------------------------- cleanup
 # Stop background helpers and remove the namespaces (which also ends any
-# process left inside them).
+# process left inside them).  Runs from EXIT traps and in the middle of
+# test bodies: it never fails half-way, and leaves errexit as it found it
+# (a test body that calls it keeps failing on its next failed check).
 topo_reset()
 {
-	local pid
+	local pid errexit=$-
 
-	set +e		# runs from EXIT traps: never fail half-way
+	set +e
 	for pid in "${BG_PIDS[@]:$BG_BASE}"; do
 		kill "$pid" 2>/dev/null
 	done
@@ -501,6 +506,7 @@ topo_reset()
 		wait "$pid" 2>/dev/null
 	done
 	BG_PIDS=("${BG_PIDS[@]:0:$BG_BASE}")
+	[[ $errexit != *e* ]] || set -e
 	return 0
 }
 

@@ -108,23 +108,6 @@ require_clash()
 	require_probes
 }
 
-# teardown: topo_reset in the middle of a test body.  topo_reset is made
-# for EXIT traps and turns errexit off: without turning it back on, every
-# check after it would be ignored and only the last one would count.
-teardown()
-{
-	topo_reset
-	set -e
-}
-
-# server: flow_server, with more patience than its 5 s: under TCG on a
-# busy host a server can be slower to start, and is waited for.
-server()
-{
-	flow_server 2> /dev/null || busywait 30000 listening "$rcv" ||
-		fail "flow server did not start within 35 s"
-}
-
 load_clash()
 {
 	insmod "$DCTCP_CLASH_KO" name="$1" || fail "cannot load dctcp_clash name=$1"
@@ -237,12 +220,12 @@ fallback_flow()
 
 	RCV_CC=reno topo_setup
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=reno
-	server
+	flow_server
 	flow_client "$out" -c dctcp -n 100000 $RCV4 "$PORT" ||
 		fail "flow failed: $(cat "$out.err")"
 	[[ $(client_cc "$out") == dctcp-reno ]] || fail "fell back to '$(client_cc "$out")'"
 	(( $(cat "$CLASH/refcnt") == 0 )) || fail "the other module's dctcp-reno was used"
-	teardown
+	topo_reset
 }
 
 # A connection that asks for dctcp-reno gets the other module's.
@@ -251,13 +234,13 @@ hold_reno()
 	local out=$TMPD/reno
 
 	RCV_CC=reno topo_setup
-	server
+	flow_server
 	flow_client_bg "$out" -H -c dctcp-reno $RCV4 "$PORT"
 	busywait 10000 grep -q '^holding' "$out" ||
 		fail "no dctcp-reno connection: $(cat "$out.err")"
 	diag "dctcp_clash refcnt with a dctcp-reno socket: $(cat "$CLASH/refcnt")"
 	(( $(cat "$CLASH/refcnt") >= 1 )) || fail "dctcp-reno socket does not use dctcp_clash"
-	teardown
+	topo_reset
 }
 
 test_reno_taken()

@@ -149,23 +149,6 @@ test_events()
 	done
 }
 
-# teardown: topo_reset in the middle of a test body.  topo_reset is made
-# for EXIT traps and turns errexit off: without turning it back on, every
-# check after it would be ignored and only the last one would count.
-teardown()
-{
-	topo_reset
-	set -e
-}
-
-# server [NS] [-6]: flow_server, with more patience than its 5 s: under
-# TCG on a busy host a server can be slower to start, and is waited for.
-server()
-{
-	flow_server "$@" 2> /dev/null || busywait 30000 listening "${1:-$rcv}" ||
-		fail "flow server did not start within 35 s"
-}
-
 # hold OUT CLIENT-ARGS...: a connection from snd that stays open.
 hold()
 {
@@ -190,7 +173,7 @@ test_reno_by_name()
 
 	require_trace
 	topo_setup
-	server
+	flow_server
 	trace_phase reno-by-name hold "$out" -c dctcp-reno
 	port=$(client_sport "$out")
 	diag "ss: $(cat "$out.ss")"
@@ -208,7 +191,7 @@ test_reno_fallback()
 	require_trace
 	topo_setup
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=reno
-	server
+	flow_server
 	trace_phase fallback hold "$out" -c dctcp
 	port=$(client_sport "$out")
 	diag "ss: $(cat "$out.ss")"
@@ -269,14 +252,14 @@ oracle_phase()
 	shift 4
 	topo_setup
 	trace_phase "$name" "$@"
-	teardown
+	topo_reset
 }
 
 # RED marking at a small K: a short queue, so many RTTs per second.
 red_flows()
 {
 	bottleneck_red "$1"
-	server
+	flow_server
 	flows $RCV4
 }
 
@@ -289,9 +272,9 @@ netem_ecn_flows()
 	local p=$1 host=${2:-$RCV4}
 
 	if [[ $host == "$RCV6" ]]; then
-		server "$rcv" -6
+		flow_server "$rcv" -6
 	else
-		server
+		flow_server
 	fi
 	data_netem loss "$p" ecn
 	flows "$host"
@@ -301,7 +284,7 @@ netem_ecn_flows()
 loss_flows()
 {
 	bottleneck_red "$2"
-	server
+	flow_server
 	data_netem loss "$1"
 	flows $RCV4
 }
@@ -313,7 +296,7 @@ rto_flows()
 	local ORACLE_SECS=$((ORACLE_SECS + 8))
 
 	bottleneck_red "$1"
-	server
+	flow_server
 	flows $RCV4 black_holes 2
 }
 
@@ -394,7 +377,7 @@ test_window_law()
 	topo_setup
 	in_ns "$snd" sysctl -qw net.ipv4.tcp_recovery=0 net.ipv4.tcp_reordering=127
 	ack_delay 50
-	server
+	flow_server
 	for try in 1 2 3; do
 		trace_phase "window-law-init$init.$try" window_flow "$out"
 		port=$(client_sport "$out")
