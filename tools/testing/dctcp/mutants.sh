@@ -125,7 +125,9 @@ mutant_ko()
 	if [[ -z ${KO_CACHE[$name.$backend]:-} ]]; then
 		kdir=$(kernel_dir "$backend")
 		KO_CACHE[$name.$backend]=$("$HERE/build-testmod.sh" "$kdir" \
-			"$WORK/$name/src" | grep '/tcp_dctcp\.ko$')
+			"$WORK/$name/src" 2> "$WORK/$name/build.log" |
+			grep '/tcp_dctcp\.ko$') ||
+			{ cat "$WORK/$name/build.log" >&2; return 1; }
 	fi
 	echo "${KO_CACHE[$name.$backend]}"
 }
