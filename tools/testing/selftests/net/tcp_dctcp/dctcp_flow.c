@@ -39,8 +39,9 @@
  *
  * Output lines (parsed by dctcp_lib.sh and the benchmark; key=value pairs
  * may gain keys at the end):
- *	cc NAME flow=I
- *	sport LOCAL_PORT flow=I
+ *	cc NAME
+ *	sport LOCAL_PORT
+ *	flow I cc=NAME sport=LOCAL_PORT
  *	sample t_ms=T cc_enabled=E ce_state=C alpha=A ab_ecn=X ab_tot=Y
  *	       cwnd=W ssthresh=S rtt_us=R retrans=N ca_state=Z ecn=0|1
  *	       acked=B t_us=T flow=I delivered=P delivered_ce=P
@@ -530,14 +531,14 @@ static void connected(int fd, int idx, char mode)
 	len = sizeof(name);
 	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) < 0)
 		die("getsockopt TCP_CONGESTION");
-	printf("cc %.*s flow=%d\n", (int)strnlen(name, len), name, idx);
+	name[len < sizeof(name) ? len : sizeof(name) - 1] = 0;
 	len = sizeof(ss);
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
 		die("getsockname");
 	port = ss.ss_family == AF_INET6 ?
 		ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
 		ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	printf("sport %d flow=%d\n", port, idx);
+	printf("cc %s\nsport %d\nflow %d cc=%s sport=%d\n", name, port, idx, name, port);
 	fflush(stdout);
 }
 

@@ -77,9 +77,9 @@ check_flows()
 {
 	local out=$1 cc=$2 ecn=$3 bad
 
-	bad=$(awk -v cc="$cc" '$1 == "cc" && $2 != cc' "$out")
-	[[ -z $bad && $(grep -c '^cc ' "$out") -gt 0 ]] ||
-		fail "flows are not all $cc: $(grep '^cc ' "$out" | sort | uniq -c | tr -s ' \n' ' ')"
+	bad=$(awk -v cc="cc=$cc" '$1 == "flow" && $3 != cc' "$out")
+	[[ -z $bad && $(grep -c '^flow ' "$out") -gt 0 ]] ||
+		fail "flows are not all $cc: $(grep '^flow ' "$out" | cut -d' ' -f3 | sort | uniq -c | tr -s ' \n' ' ')"
 	bad=$(awk -v e="$ecn" '$1 == "sample" && $0 !~ (" ecn=" e " ")' "$out" | head -n 1)
 	[[ -z $bad ]] || fail "a $cc sample with ECN != $ecn: $bad"
 }
