@@ -7,7 +7,9 @@
  *	One process serves every connection (poll).  The first byte a client
  *	sends chooses: 's' sink (read and discard until EOF, woken only once
  *	LOWAT bytes, default 256 KiB, are queued: SO_RCVLOWAT), 'e' echo
- *	(each byte sent back at once).  -c sets the listener's algorithm, so
+ *	(each byte sent back at once).  Every connection gets an 8 MiB receive
+ *	buffer: the flows are never limited by the receive window.  -c sets
+ *	the listener's algorithm, so
  *	that an ECT SYN meets a listener that accepts it.  SIGTERM ends the
  *	server.  Sockets close with RST (SO_LINGER 0) so that nothing
  *	outlives the test's namespaces.
@@ -85,6 +87,7 @@
 #define CHUNK		(1024 * 1024)	/* largest write or read */
 #define DEFAULT_PORT	"5301"
 #define DEFAULT_LOWAT	(256 * 1024)
+#define RCVBUF		(8 * 1024 * 1024)	/* the kernel doubles it */
 #define CA_NAME_MAX	16	/* TCP_CA_NAME_MAX, not in uapi */
 #define MAX_FLOWS	256
 #define MAX_CONNS	1024
@@ -164,6 +167,21 @@ static void set_nodelay(int fd)
 
 /* ---------------------------------------------------------------- server */
 
+/*
+ * A receive buffer far larger than the sink's SO_RCVLOWAT, fixed before
+ * the handshake (so that the window scale allows it) and inherited by
+ * every accepted socket: the data the sink lets pile up before it reads
+ * never closes the window, the flows are limited by the network alone.
+ * SO_RCVBUFFORCE goes past net.core.rmem_max (root); else SO_RCVBUF.
+ */
+static void set_rcvbuf(int fd)
+{
+	int size = RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
+
 struct conn {
 	int fd;
 	char mode;	/* 0 until the client's first byte */
@@ -195,6 +213,7 @@ static int server_listen(int family, const char *port, const char *cc)
 	if (lfd < 0)
 		die("socket");
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	set_rcvbuf(lfd);
 	set_cc(lfd, cc);
 	if (bind(lfd, (struct sockaddr *)&ss, len) < 0)
 		die("bind");
