@@ -60,14 +60,16 @@ gnuplot_png()
 	} | gnuplot || die "gnuplot failed for $1"
 }
 
-# series KIND N: gnuplot "plot" clauses, one per algorithm with data
+# series KIND N [USING]: gnuplot "plot" clauses, one per algorithm with
+# data; USING the columns (default 1:2; a CDF is drawn value by percentile
+# with 2:1)
 series()
 {
-	local kind=$1 n=$2 a sep=""
+	local kind=$1 n=$2 using=${3:-1:2} a sep=""
 
 	for a in dctcp-ours dctcp-intree dctcp-reno cubic-ecn reno-ecn cubic-noecn; do
 		[[ -s $PLOT/$kind-$a-$n.dat ]] || continue
-		printf "%s'%s' using 1:2 with lines title '%s'" "$sep" "$PLOT/$kind-$a-$n.dat" "$a"
+		printf "%s'%s' using %s with lines title '%s'" "$sep" "$PLOT/$kind-$a-$n.dat" "$using" "$a"
 		sep=", "
 	done
 	echo
@@ -92,12 +94,13 @@ plots()
 			set ylabel 'percentile'
 			set logscale x
 			unset logscale y
-			plot $(series "$s-queue_cdf" 2), $(series "$s-queue_cdf" 19 | sed "s/title '\([^']*\)'/title '\1, 19' dashtype 2/g")
+			set key right bottom
+			plot $(series "$s-queue_cdf" 2 2:1), $(series "$s-queue_cdf" 19 2:1 | sed "s/title '\([^']*\)'/title '\1, 19' dashtype 2/g")
 			set title 'TCP RTT CDF (1-byte request/response), 2 flows'
 			set xlabel 'us'
-			plot $(series "$s-rtt_cdf" 2)
+			plot $(series "$s-rtt_cdf" 2 2:1)
 			set title 'TCP RTT CDF, 19 flows'
-			plot $(series "$s-rtt_cdf" 19)
+			plot $(series "$s-rtt_cdf" 19 2:1)
 			unset multiplot
 		EOF
 	done
