@@ -52,7 +52,7 @@ K_1G=30000		# 20 packets: the paper's K at 1 Gbit/s
 K_10G=97500		# 65 packets: at 10 Gbit/s
 ACK_DELAY_MS=0.1	# base RTT about 100 us, as in the paper's testbed
 SHALLOW_BYTES=151400	# incast buffer: 100 packets
-INCAST_SIZES="5 10 15 19 25 30 40"
+INCAST_SIZES="5 10 19 30 40"	# --long: 5 10 15 19 25 30 40
 INCAST_QUERY=1000000	# bytes per query, split over the senders
 INCAST_PORT=5400
 
@@ -94,8 +94,11 @@ row_setup()
 	esac
 	EXPECT_CC=$SND_CC EXPECT_ECN=$SND_ECN
 	[[ $1 != dctcp-reno ]] || EXPECT_CC=dctcp-reno EXPECT_ECN=0
-	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn="$SND_ECN"
-	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn="$RCV_ECN"
+	# the namespaces' defaults too: the incast responders take them
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn="$SND_ECN" \
+		net.ipv4.tcp_congestion_control="$SND_CC"
+	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn="$RCV_ECN" \
+		net.ipv4.tcp_congestion_control="$RCV_CC"
 }
 
 # row_queue K [LIMIT_BYTES LIMIT_PKTS]: the row's bottleneck queue: RED
@@ -239,7 +242,7 @@ scenario_incast()
 {
 	local rounds=120 n row
 
-	(( LONG )) && rounds=500
+	(( LONG )) && rounds=500 INCAST_SIZES="5 10 15 19 25 30 40"
 	RATE=1gbit
 	for row in $ROWS; do
 		for n in $INCAST_SIZES; do
