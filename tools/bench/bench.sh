@@ -31,7 +31,7 @@
 #
 # --rows limits the rows (dctcp-ours dctcp-intree dctcp-reno cubic-ecn
 # reno-ecn cubic-noecn).  --long: 5 s flows, 500 incast queries, longer convergence and alpha
-# phases, and the 10g scenario.  The default took about NN minutes on this
+# phases, and the 10g scenario.  The default took 22 minutes on this
 # 2-core machine (see Documentation/benchmark.rst).
 set -eu
 shopt -s inherit_errexit

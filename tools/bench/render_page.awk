@@ -80,15 +80,27 @@ function paper(   w) {
 	print "``TcpExtTCPTimeouts``, which sees only the test's flows."
 }
 
-function incast(   n, list, i, a, r, sep) {
-	split("5 10 15 19 25 30 40", list, " ")
-	r = "RTO timeouts at 5, 10, 15, 19, 25, 30 and 40 senders in this run:"
+# the sender counts of this run (the default or the --long sweep), the
+# rows that ran, and their RTOs
+function incast(   n, list, m, ns, used, i, a, r, sep, found) {
+	m = split("5 10 15 19 25 30 40", list, " ")
+	ns = 0
+	for (i = 1; i <= m; i++)
+		if (get("incast", "dctcp-ours", list[i], "rtos") != "-")
+			used[++ns] = list[i]
+	r = "  RTO timeouts at"
+	for (i = 1; i <= ns; i++)
+		r = r (i == 1 ? " " : (i == ns ? " and " : ", ")) used[i]
+	r = r " senders in this run:"
 	split("cubic-noecn cubic-ecn reno-ecn dctcp-reno dctcp-ours dctcp-intree", a, " ")
+	found = 0
 	for (n = 1; n <= 6; n++) {
-		r = r (n > 1 ? ";" : "") " " a[n]
+		if (get("incast", a[n], used[1], "rtos") == "-")
+			continue
+		r = r (found++ ? ";" : "") " " a[n]
 		sep = " "
-		for (i = 1; i <= 7; i++) {
-			r = r sep get("incast", a[n], list[i], "rtos")
+		for (i = 1; i <= ns; i++) {
+			r = r sep get("incast", a[n], used[i], "rtos")
 			sep = ", "
 		}
 	}
