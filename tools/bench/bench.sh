@@ -1,40 +1,54 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh - `make bench`: the DCTCP paper's comparisons, side by side, in
-# QEMU guests booting Debian's kernel.
+# bench.sh - `make bench`: the DCTCP paper's comparisons, side by side, at
+# the paper's scale (1 Gbit/s, K = 20 packets) on simulated time.
 #
-# Usage: tools/bench/bench.sh [--quick|--long] [--out DIR] [--kernel deb-6.1|deb-6.12]
-#                              [--rate MBIT]
-#        tools/bench/bench.sh --render DIR      (tables and plots again)
+# Usage: tools/bench/bench.sh [--long] [--out DIR] [--scenarios "S..."]
+#                             [--rows "ROW..."] [--doc]
+#        tools/bench/bench.sh --render DIR [--doc]
 #
-# Boots two guests, one after the other:
-#   ours    insmod our tcp_dctcp.ko: dctcp-ours, dctcp-reno (its fallback),
-#           cubic-ecn, reno-ecn, cubic-noecn
-#   intree  modprobe Debian's tcp_dctcp: dctcp-intree
-# and runs tools/bench/guest/bench-guest.sh in each (scenarios: queue and
-# latency, incast, convergence, alpha, SYN/ECT connection probability).  The guest prints RESULT lines and
-# CSV blocks; this script collects them into DIR and renders tables
-# (DIR/summary.txt, DIR/tables.rst) and plots (DIR/*.png) with
-# tools/bench/render.sh.
+# Boots one User-Mode Linux guest with time-travel=inf-cpu
+# (tools/testing/uml: the guest's clock only advances when it is idle, so
+# every rate, RTT and queue is exact, whatever the host's load) and runs
+# tools/bench/guest/bench-guest.sh there: our dctcp, the in-tree dctcp
+# built from the same kernel source, dctcp-reno, CUBIC and Reno with
+# RFC 3168 ECN on the same RED, CUBIC without ECN on a deep FIFO, in the
+# scenarios
+#   queue     2 and 19 long flows: queue, RTT (TCP probes), utilisation,
+#             fairness, against the floor base RTT + K/C
+#   incast    5..40 synchronized senders, 1 MB per query, shallow buffer:
+#             RTOs, TLPs, query completion time percentiles
+#   converge  5 flows joining and leaving one by one
+#   alpha     alpha while K changes, against the fluid model
+#   10g       the queue scenario at 10 Gbit/s, K = 65 packets (--long)
+# The guest's output is kept in DIR/raw.txt; its RESULT lines go to
+# DIR/results.txt and its CSV blocks to DIR/NAME.csv; tools/bench/render.sh
+# writes DIR/summary.txt, DIR/tables.rst, DIR/*.png and DIR/benchmark.rst.
+# --doc copies the latter and the plots into Documentation/.  Progress,
+# with the wall clock spent so far, is printed while the guest runs; the
+# wall clock of each scenario goes to DIR/walls.txt.
 #
-# --quick (default) took 7-8 minutes on a busy 2-core machine including
-# both boots (about 11 with --rate 20); --long uses the seed's 30 s, 19
-# long flows and more incast rounds (about 30 minutes).
+# --rows limits the rows (dctcp-ours dctcp-intree dctcp-reno cubic-ecn
+# reno-ecn cubic-noecn).  --long: 5 s flows, 500 incast queries, longer convergence and alpha
+# phases, and the 10g scenario.  The default took 22 minutes on this
+# 2-core machine (see Documentation/benchmark.rst).
 set -eu
+shopt -s inherit_errexit
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 readonly HERE TOP
-readonly QEMU_DIR=$TOP/tools/testing/qemu
+readonly UML_DIR=$TOP/tools/testing/uml
+readonly SUITE=$TOP/tools/testing/selftests/net/tcp_dctcp
 
-MODE=quick
-OUT=""
-KERNEL=deb-6.1
-IMPLS="ours intree"
-RENDER_ONLY=""
-RATE=100
-STAGE=""
+LONG=0
+OUT=
+SCENARIOS=
+ROWS=
+RENDER_ONLY=
+DOC=0
+STAGE=
 START=$SECONDS
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -42,7 +56,7 @@ log() { printf 'bench [%3dm%02ds] %s\n' $(((SECONDS - START) / 60)) $(((SECONDS 
 
 cleanup()
 {
-	[ -z "$STAGE" ] || rm -rf "$STAGE"
+	[[ -z $STAGE ]] || rm -rf "$STAGE"
 }
 trap cleanup EXIT
 
@@ -53,173 +67,119 @@ need()
 
 usage()
 {
-	sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
 parse_args()
 {
-	while [ $# -gt 0 ]; do
+	while (( $# )); do
 		case $1 in
-		--quick) MODE=quick ;;
-		--long) MODE=long ;;
-		--out) OUT=$2; shift ;;
-		--kernel) KERNEL=$2; shift ;;
-		--rate) RATE=$2; shift ;;
-		--impls) IMPLS=$2; shift ;;	# debugging: only some boots
-		--render) RENDER_ONLY=$2; shift ;;
+		--long) LONG=1 ;;
+		--quick) LONG=0 ;;
+		--out) OUT=${2:?}; shift ;;
+		--scenarios) SCENARIOS=${2:?}; shift ;;
+		--rows) ROWS=${2:?}; shift ;;
+		--render) RENDER_ONLY=${2:?}; shift ;;
+		--doc) DOC=1 ;;
 		-h|--help) usage ;;
-		*) usage ;;
+		*) echo "bench: unknown argument $1" >&2; usage ;;
 		esac
 		shift
 	done
-	[ -n "$OUT" ] || OUT=/tmp/dctcp-bench-$(date +%Y%m%d-%H%M%S)
-	case $RATE in
-	''|*[!0-9]*) die "--rate wants Mbit/s as a number (10..100)" ;;
-	esac
-	if [ "$RATE" -lt 10 ] || [ "$RATE" -gt 100 ]; then
-		die "--rate must be 10..100 Mbit/s"
+	[[ -n $OUT ]] || OUT=/tmp/dctcp-bench-$(date +%Y%m%d-%H%M%S)
+	if [[ -z $SCENARIOS ]]; then
+		SCENARIOS="queue incast converge alpha"
+		(( !LONG )) || SCENARIOS+=" 10g"
 	fi
+	local s
+	for s in $SCENARIOS; do
+		case $s in
+		queue|incast|converge|alpha|10g) ;;
+		*) die "unknown scenario '$s' (queue incast converge alpha 10g)" ;;
+		esac
+	done
 }
 
-# the guest userland: the guest script and the static helpers
+# the guest's files: the test suite (topology, dctcp_flow), the bench's
+# guest script, its awk and the incast helper
 stage_guest()
 {
-	local h
-
 	STAGE=$(mktemp -d /tmp/bench-stage.XXXXXX)
+	mkdir -p "$STAGE/build"
+	make -s -C "$SUITE" OUTPUT="$STAGE/build" INSTALL_PATH="$STAGE/opt/tcp_dctcp" \
+		install >&2 || die "building the test suite (dctcp_flow) failed"
 	mkdir -p "$STAGE/opt/bench/guest"
 	install -m 0755 "$HERE/guest/bench-guest.sh" "$STAGE/opt/bench/guest/"
-	for h in incast sampler; do
-		gcc -O2 -Wall -Wextra -o "$STAGE/opt/bench/$h" "$HERE/$h.c" -static ||
-			die "cannot build $h.c (static glibc: apt-get install libc6-dev)"
-	done
+	install -m 0644 "$HERE"/bench_*.awk "$STAGE/opt/bench/"
+	gcc -O2 -Wall -Wextra -o "$STAGE/opt/bench/incast" "$HERE/incast.c" ||
+		die "cannot build incast.c (apt-get install build-essential)"
 }
 
-# progress: the guest's "# " lines and a short form of each RESULT line
-progress()
+# run_guest KDIR KO: the guest, its output in $OUT/raw.txt; progress and
+# per-scenario wall clock (progress.awk) while it runs
+run_guest()
 {
-	local impl=$1
+	local kdir=$1 ko=$2 timeout=3600 args=() gargs=(--scenarios "$SCENARIOS") rc
 
-	awk -v impl="$impl" '
-	function kv(k,  i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "?" }
-	/^# / { print "  [" impl "] " substr($0, 3); fflush(); next }
-	/^RESULT / {
-		s = kv("scenario")
-		if (s == "queue")
-			printf "  [%s]   %-12s goodput %s Mbit/s, ping p50 %s ms p99 %s ms, queue mean %s KB, RTOs %s, %s\n", impl, kv("algo"), kv("goodput_mbit"), kv("rtt_p50"), kv("rtt_p99"), kv("q_kb_mean"), kv("rtos"), kv("check")
-		else if (s == "incast")
-			printf "  [%s]   %-12s %s buffer, %2s senders: RTOs %s, QCT p50 %s ms p99 %s ms\n", impl, kv("algo"), kv("buffer"), kv("senders"), kv("rtos"), kv("qct_ms_p50"), kv("qct_ms_p99")
-		else if (s == "converge")
-			printf "  [%s]   %-12s flows %s / %s Mbit/s, Jain %s, converged after %s s, %s\n", impl, kv("algo"), kv("flow1_mbit"), kv("flow2_mbit"), kv("jain_of_means"), kv("converge_s"), kv("check")
-		else if (s == "alpha" && kv("phase") != "all")
-			printf "  [%s]   %-12s K=%s B: alpha %s (model %s), queue %s KB, %s Mbit/s\n", impl, kv("algo"), kv("k_bytes"), kv("alpha_mean"), kv("alpha_theory"), kv("q_kb_mean"), kv("goodput_mbit")
-		else if (s == "syn")
-			printf "  [%s]   %-12s %2s competing flows: connected ECT SYN %s, non-ECT SYN %s\n", impl, kv("algo"), kv("competing"), kv("p_ect"), kv("p_nonect")
-		else if (s == "env")
-			printf "  [%s] kernel %s, module %s, base RTT %s ms\n", impl, kv("kernel"), kv("module"), kv("base_rtt_ms")
-		fflush()
-	}'
-}
-
-# run_boot IMPL KDIR KO: one guest, its output in $OUT/raw-IMPL.txt
-run_boot()
-{
-	local impl=$1 kdir=$2 ko=$3 timeout rc=0
-	local args=(--kernel "$kdir" --net-kmods --overlay "$STAGE"
-		    --env "BENCH_RATE_MBIT=$RATE" --log "$OUT/console-$impl.log")
-
-	if [ "$MODE" = quick ]; then timeout=900; else timeout=3600; fi
-	case $impl in
-	ours) args+=(--file "$ko:/opt/dctcp/tcp_dctcp.ko") ;;
-	intree) args+=(--kmod tcp_dctcp) ;;
-	esac
-	log "boot $impl ($(cat "$kdir/kver"), timeout ${timeout}s)"
-	: > "$OUT/raw-$impl.txt"	# exists before tail -f looks for it
-	"$QEMU_DIR/vm-run.sh" "${args[@]}" --timeout "$timeout" -- \
-		bash /opt/bench/guest/bench-guest.sh --"$MODE" --impl "$impl" \
-		--incast /opt/bench/incast --sampler /opt/bench/sampler > "$OUT/raw-$impl.txt" 2> "$OUT/vm-run-$impl.err" &
-	local vm=$!
-	# follow the output while the guest runs
-	tail -n +1 -f --pid="$vm" "$OUT/raw-$impl.txt" 2>/dev/null | progress "$impl"
-	wait "$vm" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		sed 's/^/  vm-run: /' "$OUT/vm-run-$impl.err" >&2
-		log "guest $impl exited with status $rc (see $OUT/raw-$impl.txt, $OUT/console-$impl.log)"
+	(( !LONG )) || { timeout=10800; gargs+=(--long); }
+	[[ -z $ROWS ]] || gargs+=(--rows "$ROWS")
+	args=(--kernel "$kdir" --overlay "$STAGE" --file "$ko:/opt/dctcp/tcp_dctcp.ko"
+	      --kmod tcp_dctcp --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$ko")"
+	      --dmesg-check --log "$OUT/console.log" --timeout "$timeout")
+	log "booting $(cat "$kdir/kver") (UML, simulated time; wall-clock watchdog ${timeout}s)"
+	set +e
+	"$UML_DIR/uml-run.sh" "${args[@]}" -- /opt/bench/guest/bench-guest.sh "${gargs[@]}" \
+		2> "$OUT/uml-run.err" |
+		tee "$OUT/raw.txt" |
+		while IFS= read -r line; do printf '%d %s\n' $((SECONDS - START)) "$line"; done |
+		awk -v walls="$OUT/walls.txt" -f "$HERE/progress.awk"
+	rc=${PIPESTATUS[0]}
+	set -e
+	if (( rc != 0 )); then
+		sed 's/^/  uml-run: /' "$OUT/uml-run.err" >&2
+		log "the guest exited with status $rc (see $OUT/raw.txt, $OUT/console.log)"
 	fi
 	return "$rc"
-}
-
-# collect: RESULT lines -> results.txt, CSV blocks -> one CSV per name
-collect()
-{
-	local f
-
-	rm -f "$OUT"/*.csv "$OUT/results.txt"
-	for f in "$OUT"/raw-*.txt; do
-		[ -e "$f" ] || continue
-		tr -d '\r' < "$f" | awk -v out="$OUT" '
-		/^RESULT / { print >> (out "/results.txt"); next }
-		/^CSV-BEGIN / {
-			name = $2; file = out "/" name ".csv"
-			if (!(name in hdr) && (getline l < file) <= 0) print $3 > file
-			close(file); hdr[name] = 1; incsv = 1; next
-		}
-		/^CSV-END / { incsv = 0; close(file); next }
-		incsv { print >> file }
-		'
-	done
 }
 
 main()
 {
-	local kdir ko rc=0 impl load0
+	local kdir ko rc=0
 
 	parse_args "$@"
-	if [ -n "$RENDER_ONLY" ]; then
-		exec "$HERE/render.sh" "$RENDER_ONLY"
-	fi
-	need qemu-system-x86_64 qemu-system-x86
 	need gnuplot gnuplot-nox
+	if [[ -n $RENDER_ONLY ]]; then
+		"$HERE/render.sh" "$RENDER_ONLY"
+		(( !DOC )) || "$HERE/render.sh" --doc "$RENDER_ONLY" "$TOP/Documentation"
+		return
+	fi
 	need gcc build-essential
 	mkdir -p "$OUT"
-	load0=$(cut -d' ' -f1-3 /proc/loadavg)
-	log "mode $MODE, results in $OUT, host load average $load0"
-	log "scale: $RATE Mbit/s emulated bottleneck in QEMU TCG (software CPU," \
-		"2 vCPUs) vs the paper's 1-10 Gbit/s hardware: compare columns, not absolute numbers"
-
+	log "scenarios: $SCENARIOS; results in $OUT"
+	kdir=$("$UML_DIR/build-uml.sh" 2> "$OUT/build-uml.log") ||
+		die "building the UML kernel failed (see $OUT/build-uml.log)"
+	ko=$("$TOP/tools/testing/build-module.sh" "$kdir" 2> "$OUT/build-module.log") ||
+		die "building our module failed (see $OUT/build-module.log)"
 	stage_guest
-	kdir=$("$QEMU_DIR/fetch-kernel.sh" "$KERNEL" 2> "$OUT/fetch-kernel.log") ||
-		die "fetch-kernel.sh $KERNEL failed (see $OUT/fetch-kernel.log)"
-	ko=""
-	case " $IMPLS " in
-	*" ours "*)
-		ko=$("$TOP/tools/testing/build-module.sh" "$kdir" 2> "$OUT/build-module.log") ||
-			die "building our module failed (see $OUT/build-module.log)"
-		;;
-	esac
-
 	{
-		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) mode=$MODE kernel=$KERNEL"
-		echo "host=$(uname -r) cpus=$(nproc) load_before=$load0"
-		echo "qemu=$(qemu-system-x86_64 --version | head -1)"
+		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) long=$LONG scenarios=$SCENARIOS"
+		echo "kernel=$(cat "$kdir/kver") host=$(uname -r) cpus=$(nproc)"
+		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} > "$OUT/meta.txt"
 
-	for impl in $IMPLS; do
-		run_boot "$impl" "$kdir" "$ko" || rc=1
-		log "boot $impl done"
-	done
-	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg) elapsed_s=$((SECONDS - START))" >> "$OUT/meta.txt"
-
-	collect
-	[ -s "$OUT/results.txt" ] || die "no results collected (see $OUT/raw-*.txt)"
+	run_guest "$kdir" "$ko" || rc=1
+	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg) wall_s=$((SECONDS - START))" >> "$OUT/meta.txt"
+	awk -v out="$OUT" -f "$HERE/collect.awk" "$OUT/raw.txt"
+	[[ -s $OUT/results.txt ]] || die "no results collected (see $OUT/raw.txt)"
 	"$HERE/render.sh" "$OUT" || rc=1
+	(( !DOC )) || "$HERE/render.sh" --doc "$OUT" "$TOP/Documentation" || rc=1
 	if grep -q 'check=fail' "$OUT/results.txt"; then
 		log "some runs did not use the configuration they claim (check=fail in results.txt)"
 		rc=1
 	fi
-	log "done in $(((SECONDS - START) / 60))m$(((SECONDS - START) % 60))s, load average now $(cut -d' ' -f1-3 /proc/loadavg); results in $OUT"
+	log "done in $(((SECONDS - START) / 60))m$(((SECONDS - START) % 60))s; results in $OUT"
 	return "$rc"
 }
 
-main "$@"; exit $?
+main "$@"

@@ -9,30 +9,30 @@
  * and converge on the bottleneck: the incast pattern of the DCTCP paper
  * (SIGCOMM 2010, section 4.2).
  *
- *   incast server -p PORT [-b ADDR]
- *   incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-w MSEC] [-W WARMUP]
- *   incast probe  -c ADDR -p PORT -n TRIES -C CC1[,CC2] [-w MSEC] [-T MSEC]
+ *   incast server -p PORT
+ *   incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-W WARMUP]
+ *
+ * One process serves every responder connection (poll): an answer is
+ * queued whole in the socket (SO_SNDBUF 4 MB) the moment its request
+ * arrives, so all responders send at once, as N servers would.  When a
+ * connection's first request arrives the server prints the algorithm and
+ * ECN state of its socket, the sender of the answers:
+ *   conn SPORT DPORT cc=NAME ecn=0|1
+ * The aggregator sets SO_RCVLOWAT to the answer's size: poll() wakes it
+ * once per answer, when its last byte is in, which is the flow's completion
+ * time.
  *
  * With -W, WARMUP unreported rounds open the congestion windows first; the
  * client then prints "w", and waits for a line on stdin before the measured
  * rounds, so that the caller can snapshot counters (nstat) in between.
  *
- * The client prints CSV on stdout, one line per flow per round and one line
- * per round:
+ * The client prints one line per flow per round and one line per round:
  *   f,ROUND,FLOW,FCT_US     flow completion time (request sent -> last byte)
  *   q,ROUND,QCT_US          query completion time (the slowest flow)
- *
- * "probe" is the seed's SYN/ECT test: TRIES connection attempts for each
- * congestion control CC (set with TCP_CONGESTION before connect(), so that
- * dctcp sends an ECT SYN and e.g. cubic a non-ECT one), alternating, MSEC
- * apart.  An attempt counts as connected when the handshake completes
- * within -T MSEC (default 900: before the 1 s SYN retransmission timer):
- *   c,CC,TRY,CONNECT_US     or   c,CC,TRY,-1 (first SYN lost)
  * Errors go to stderr and make the exit status non-zero.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/types.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -42,22 +42,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define INCAST_MAX_FLOWS	256
-#define INCAST_MAX_BYTES	(64U << 20)
-#define INCAST_BUF		65536
-#define INCAST_ROUND_TIMEOUT_MS	30000
+#define INCAST_MAX_BYTES	(4U << 20)
+#define INCAST_BUF		(4U << 20)
+#define INCAST_ROUND_TIMEOUT_MS	60000
+#define INCAST_CA_NAME_MAX	16
 
 static char buf[INCAST_BUF];
-
-struct incast_flow {
-	int fd;
-	__u32 left;		/* bytes of this round's answer still due */
-	__u64 done_us;	/* when the last byte arrived */
-};
 
 static void incast_die(const char *what)
 {
@@ -73,111 +67,159 @@ static __u64 incast_now_us(void)
 	return (__u64)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int incast_write_all(int fd, const void *p, size_t len)
+static void incast_setint(int fd, int level, int opt, int val, const char *what)
 {
-	const char *c = p;
-
-	while (len) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= n;
-	}
-	return 0;
+	if (setsockopt(fd, level, opt, &val, sizeof(val)))
+		incast_die(what);
 }
 
-static int incast_read_all(int fd, void *p, size_t len)
+/* ---------------------------------------------------------------- server */
+
+struct incast_conn {
+	int fd;
+	int said;		/* printed its conn line */
+	__u32 got;		/* bytes of the 4-byte request read so far */
+	unsigned char req[4];
+	__u32 left;		/* bytes of the answer not yet written */
+};
+
+/* The socket that sends the answers: its algorithm and ECN state. */
+static void incast_conn_line(int fd)
 {
-	char *c = p;
+	char name[INCAST_CA_NAME_MAX + 1] = "";
+	struct sockaddr_in a = { 0 }, b = { 0 };
+	socklen_t len = INCAST_CA_NAME_MAX;
+	struct tcp_info ti = { 0 };
 
-	while (len) {
-		ssize_t n = read(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= n;
-	}
-	return 0;
+	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len);
+	len = sizeof(ti);
+	getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len);
+	len = sizeof(a);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	len = sizeof(b);
+	getpeername(fd, (struct sockaddr *)&b, &len);
+	printf("conn %u %u cc=%s ecn=%d\n", ntohs(a.sin_port), ntohs(b.sin_port), name,
+	       !!(ti.tcpi_options & TCPI_OPT_ECN));
+	fflush(stdout);
 }
 
-/* Responder: answer each 4-byte big-endian request with that many bytes. */
-static void incast_serve(int fd)
+/* Write what fits of the answer; 0 when the connection is gone. */
+static int incast_answer(struct incast_conn *c)
 {
-	__u32 req;
+	while (c->left) {
+		ssize_t n = send(c->fd, buf, c->left < INCAST_BUF ? c->left : INCAST_BUF,
+				 MSG_DONTWAIT);
 
-	while (incast_read_all(fd, &req, sizeof(req)) == 0) {
-		__u32 left = ntohl(req);
-
-		if (left > INCAST_MAX_BYTES)
-			break;
-		while (left) {
-			__u32 n = left < INCAST_BUF ? left : INCAST_BUF;
-
-			if (incast_write_all(fd, buf, n))
-				exit(1);
-			left -= n;
-		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->left -= n;
 	}
-	exit(0);
+	return 1;
 }
 
-static int incast_server(const char *addr, int port)
+/* Read (part of) a request; 0 when the connection is gone. */
+static int incast_request(struct incast_conn *c)
 {
+	ssize_t n = recv(c->fd, c->req + c->got, sizeof(c->req) - c->got, MSG_DONTWAIT);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (!n)
+		return 0;
+	c->got += n;
+	if (c->got < sizeof(c->req))
+		return 1;
+	c->got = 0;
+	memcpy(&c->left, c->req, sizeof(c->left));
+	c->left = ntohl(c->left);
+	if (c->left > INCAST_MAX_BYTES)
+		return 0;
+	if (!c->said) {
+		incast_conn_line(c->fd);
+		c->said = 1;
+	}
+	return incast_answer(c);
+}
+
+static void incast_server(int port)
+{
+	static struct incast_conn conns[INCAST_MAX_FLOWS];
+	static struct pollfd pfd[INCAST_MAX_FLOWS + 1];
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int one = 1;
-	int lfd;
+	int lfd, nconn = 0, i;
 
 	sin.sin_port = htons(port);
-	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
-		fprintf(stderr, "incast: bad address %s\n", addr);
-		return 1;
-	}
-	signal(SIGCHLD, SIG_IGN);	/* children are reaped by the kernel */
-
+	sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	signal(SIGPIPE, SIG_IGN);
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	if (lfd < 0)
 		incast_die("socket");
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	incast_setint(lfd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)))
 		incast_die("bind");
 	if (listen(lfd, INCAST_MAX_FLOWS))
 		incast_die("listen");
 
 	for (;;) {
-		int fd = accept(lfd, NULL, NULL);
-
-		if (fd < 0) {
+		pfd[0].fd = lfd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < nconn; i++) {
+			pfd[i + 1].fd = conns[i].fd;
+			pfd[i + 1].events = conns[i].left ? POLLOUT : POLLIN;
+		}
+		if (poll(pfd, nconn + 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			incast_die("accept");
+			incast_die("poll");
 		}
-		if (fork() == 0) {
-			close(lfd);
-			incast_serve(fd);
+		for (i = nconn - 1; i >= 0; i--) {
+			struct incast_conn *c = &conns[i];
+
+			if (!pfd[i + 1].revents)
+				continue;
+			if (c->left ? incast_answer(c) : incast_request(c))
+				continue;
+			close(c->fd);
+			*c = conns[--nconn];
 		}
-		close(fd);
+		if ((pfd[0].revents & POLLIN) && nconn < INCAST_MAX_FLOWS) {
+			int fd = accept(lfd, NULL, NULL);
+
+			if (fd < 0) {
+				if (errno == EINTR)
+					continue;
+				incast_die("accept");
+			}
+			incast_setint(fd, SOL_SOCKET, SO_SNDBUF, INCAST_BUF, "SO_SNDBUF");
+			memset(&conns[nconn], 0, sizeof(conns[nconn]));
+			conns[nconn++].fd = fd;
+		}
 	}
 }
 
-static int incast_connect(const struct sockaddr_in *sin)
-{
-	int one = 1;
-	int fd;
+/* ---------------------------------------------------------------- client */
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+struct incast_flow {
+	int fd;
+	__u32 left;		/* bytes of this round's answer still due */
+	__u64 done_us;		/* when the last byte arrived */
+};
+
+static int incast_connect(const struct sockaddr_in *sin, __u32 bytes)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rcvbuf = 2 * INCAST_BUF;
+
 	if (fd < 0)
 		incast_die("socket");
+	/* the window never limits an answer (SO_RCVBUFFORCE: root) */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		incast_setint(fd, SOL_SOCKET, SO_RCVBUF, rcvbuf, "SO_RCVBUF");
 	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)))
 		incast_die("connect");
+	/* the answer arrives whole before poll() says readable */
+	incast_setint(fd, SOL_SOCKET, SO_RCVLOWAT, bytes, "SO_RCVLOWAT");
 	/* the 4-byte requests must leave at once, not wait for Nagle */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	incast_setint(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
 	return fd;
 }
 
@@ -195,7 +237,7 @@ static int incast_round(struct incast_flow *fl, int nflows, __u32 bytes,
 	start = incast_now_us();
 	for (i = 0; i < nflows; i++) {
 		fl[i].left = bytes;
-		if (incast_write_all(fl[i].fd, &req, sizeof(req)))
+		if (send(fl[i].fd, &req, sizeof(req), 0) != sizeof(req))
 			incast_die("request");
 	}
 
@@ -225,10 +267,8 @@ static int incast_round(struct incast_flow *fl, int nflows, __u32 bytes,
 			if (!pfd[k].revents)
 				continue;
 			i = idx[k];
-			/* poll() said readable: this read does not block */
-			got = read(fl[i].fd, buf,
-				   fl[i].left < INCAST_BUF ? fl[i].left : INCAST_BUF);
-			if (got < 0 && errno == EINTR)
+			got = recv(fl[i].fd, buf, fl[i].left, MSG_DONTWAIT);
+			if (got < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			if (got <= 0) {
 				fprintf(stderr, "incast: round %d flow %d: connection lost\n",
@@ -257,15 +297,11 @@ static int incast_round(struct incast_flow *fl, int nflows, __u32 bytes,
 }
 
 static int incast_client(const char *addr, int port, int nflows,
-			 __u32 bytes, int rounds, int wait_ms, int warmup)
+			 __u32 bytes, int rounds, int warmup)
 {
-	char line[64];
+	static struct incast_flow fl[INCAST_MAX_FLOWS];
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct incast_flow fl[INCAST_MAX_FLOWS];
-	struct timespec gap = {
-		.tv_sec = wait_ms / 1000,
-		.tv_nsec = (long)(wait_ms % 1000) * 1000000,
-	};
+	char line[64];
 	int i, r;
 
 	sin.sin_port = htons(port);
@@ -274,7 +310,7 @@ static int incast_client(const char *addr, int port, int nflows,
 		return 1;
 	}
 	for (i = 0; i < nflows; i++)
-		fl[i].fd = incast_connect(&sin);
+		fl[i].fd = incast_connect(&sin, bytes);
 
 	for (r = -warmup; r < rounds; r++) {
 		if (r == 0 && warmup) {
@@ -285,104 +321,32 @@ static int incast_client(const char *addr, int port, int nflows,
 		}
 		if (incast_round(fl, nflows, bytes, r, r >= 0))
 			return 1;
-		fflush(stdout);
-		if (wait_ms)
-			nanosleep(&gap, NULL);
 	}
+	fflush(stdout);
 	for (i = 0; i < nflows; i++)
 		close(fl[i].fd);
-	return 0;
-}
-
-/* One non-blocking connect: microseconds to complete, or -1 on timeout. */
-static long long incast_probe_one(const struct sockaddr_in *sin,
-				  const char *cc, int timeout_ms)
-{
-	struct pollfd pfd = { .events = POLLOUT };
-	__u64 start;
-	long long us = -1;
-	socklen_t len;
-	int err = 0;
-
-	pfd.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	if (pfd.fd < 0)
-		incast_die("socket");
-	if (setsockopt(pfd.fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
-		incast_die(cc);
-	start = incast_now_us();
-	if (connect(pfd.fd, (const struct sockaddr *)sin, sizeof(*sin)) &&
-	    errno != EINPROGRESS)
-		incast_die("connect");
-	if (poll(&pfd, 1, timeout_ms) == 1) {
-		len = sizeof(err);
-		getsockopt(pfd.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-		if (err) {
-			errno = err;
-			incast_die("connect");
-		}
-		us = incast_now_us() - start;
-	}
-	close(pfd.fd);
-	return us;
-}
-
-static int incast_probe(const char *addr, int port, int tries, char *ccs,
-			int wait_ms, int timeout_ms)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct timespec gap = {
-		.tv_sec = wait_ms / 1000,
-		.tv_nsec = (long)(wait_ms % 1000) * 1000000,
-	};
-	char *cc[2], *tok;
-	int ncc = 0, t, i;
-
-	sin.sin_port = htons(port);
-	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
-		fprintf(stderr, "incast: bad address %s\n", addr);
-		return 1;
-	}
-	for (tok = strtok(ccs, ","); tok && ncc < 2; tok = strtok(NULL, ","))
-		cc[ncc++] = tok;
-	if (!ncc) {
-		fprintf(stderr, "incast: -C wants one or two congestion controls\n");
-		return 1;
-	}
-	for (t = 0; t < tries; t++) {
-		for (i = 0; i < ncc; i++) {
-			printf("c,%s,%d,%lld\n", cc[i], t,
-			       incast_probe_one(&sin, cc[i], timeout_ms));
-			fflush(stdout);
-			nanosleep(&gap, NULL);
-		}
-	}
 	return 0;
 }
 
 static void incast_usage(void)
 {
 	fprintf(stderr,
-		"usage: incast server -p PORT [-b ADDR]\n"
-		"       incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-w MSEC] [-W WARMUP]\n"
-		"       incast probe  -c ADDR -p PORT -n TRIES -C CC1[,CC2] [-w MSEC] [-T MSEC]\n");
+		"usage: incast server -p PORT\n"
+		"       incast client -c ADDR -p PORT -n FLOWS -s BYTES -r ROUNDS [-W WARMUP]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL;
-	int port = 0, nflows = 1, rounds = 1, wait_ms = 0, warmup = 0;
-	int timeout_ms = 900;
-	char *ccs = NULL;
+	int port = 0, nflows = 1, rounds = 1, warmup = 0, opt;
 	unsigned long bytes = 65536;
-	int opt;
+	const char *addr = NULL;
 
 	if (argc < 2)
 		incast_usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "b:c:p:n:s:r:w:W:C:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:n:s:r:W:")) != -1) {
 		switch (opt) {
-		case 'b':
 		case 'c':
 			addr = optarg;
 			break;
@@ -398,17 +362,8 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = atoi(optarg);
 			break;
-		case 'w':
-			wait_ms = atoi(optarg);
-			break;
 		case 'W':
 			warmup = atoi(optarg);
-			break;
-		case 'C':
-			ccs = optarg;
-			break;
-		case 'T':
-			timeout_ms = atoi(optarg);
 			break;
 		default:
 			incast_usage();
@@ -416,19 +371,11 @@ int main(int argc, char **argv)
 	}
 	if (port <= 0 || port > 65535)
 		incast_usage();
-
 	if (!strcmp(argv[1], "server"))
-		return incast_server(addr ? addr : "0.0.0.0", port);
-	if (!strcmp(argv[1], "probe")) {
-		if (!addr || !ccs || nflows < 1 || wait_ms < 0 || timeout_ms < 1)
-			incast_usage();
-		return incast_probe(addr, port, nflows, ccs, wait_ms, timeout_ms);
-	}
-
+		incast_server(port);	/* until killed */
 	if (strcmp(argv[1], "client") || !addr || nflows < 1 ||
 	    nflows > INCAST_MAX_FLOWS || !bytes || bytes > INCAST_MAX_BYTES ||
-	    rounds < 1 || wait_ms < 0 || warmup < 0)
+	    rounds < 1 || warmup < 0)
 		incast_usage();
-	return incast_client(addr, port, nflows, bytes, rounds, wait_ms,
-			     warmup);
+	return incast_client(addr, port, nflows, bytes, rounds, warmup);
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the tcp_dctcp selftests inside a QEMU guest booting KERNEL.
+# Run the tcp_dctcp selftests inside a guest booting KERNEL: QEMU, or
+# User-Mode Linux on simulated time for KERNEL "uml".
 #
 #   run_vm.sh KERNEL [--impl ours|intree] [--ko FILE] [--rate RATE]
 #             [--log FILE] [SCRIPT...]
@@ -9,13 +10,18 @@
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
 # deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
 # "debug" (base.config + debug.config, built and cached by
-# tools/testing/kernel/build-kernel.sh; RATE=2mbit K=9000 by default there).
-# RATE and K from the environment are passed to the guest.  SCRIPTs
-# default to the suite's TEST_PROGS (its kselftest Makefile).
+# tools/testing/kernel/build-kernel.sh; RATE=2mbit K=9000 by default there)
+# or "uml" (tools/testing/uml/build-uml.sh, run by tools/testing/uml/uml-run.sh
+# on simulated time; a uml-* cache name or a dir with a `linux` executable
+# is UML too).  RATE and K from the environment are passed to the guest.
+# SCRIPTs default to the suite's TEST_PROGS (its kselftest Makefile) for
+# the back end: the simulated-time scripts (dctcp_sim_*.sh, exact timing)
+# on UML, the others on QEMU.
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
-# intree ships Debian's own tcp_dctcp instead (modprobe).  --ko tests a
+# intree ships the kernel's own tcp_dctcp instead (modprobe; on UML the
+# in-tree module built from the same linux-source).  --ko tests a
 # prebuilt module instead of building one (e.g. a deliberately broken one).
 # The guest proves that the loaded module is the one shipped: its
 # srcversion must be the .ko's (DCTCP_SRCVERSION).  The guest kernel log is
@@ -35,8 +41,10 @@ TOP=$(cd "$HERE/../../.." && pwd)
 SUITE=$TOP/tools/testing/selftests/net/tcp_dctcp
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 QEMU_DIR=$TOP/tools/testing/qemu
-VM_RUN=${VM_RUN:-$QEMU_DIR/vm-run.sh}
+UML_DIR=$TOP/tools/testing/uml
+VM_RUN=${VM_RUN:-}		# the harness; default by back end
 KCONF_DIR=$TOP/tools/testing/kernel
+SIM_RE='^dctcp_sim_.*\.sh$'	# the scripts that need simulated time
 
 # Booting, building the initramfs and the final kmemleak scan, seconds.
 VM_BOOT_MARGIN=180
@@ -96,8 +104,12 @@ resolve_kernel()
 {
 	case $KERNEL in
 	*/*)
-		[[ -f $KERNEL/vmlinuz ]] || die "$KERNEL: no vmlinuz"
+		[[ -f $KERNEL/vmlinuz || -x $KERNEL/linux ]] ||
+			die "$KERNEL: no vmlinuz (QEMU) nor linux (UML)"
 		echo "$KERNEL"
+		;;
+	uml)
+		"$UML_DIR/build-uml.sh"
 		;;
 	deb-*)
 		"$QEMU_DIR/fetch-kernel.sh" "$KERNEL"
@@ -108,19 +120,24 @@ resolve_kernel()
 			--fragment "$KCONF_DIR/debug.config"
 		;;
 	*)
-		[[ -f $CACHE/kernels/$KERNEL/vmlinuz ]] ||
+		[[ -f $CACHE/kernels/$KERNEL/vmlinuz || -x $CACHE/kernels/$KERNEL/linux ]] ||
 			die "no kernel $KERNEL in $CACHE/kernels"
 		echo "$CACHE/kernels/$KERNEL"
 		;;
 	esac
 }
 
-# The suite's scripts, as its kselftest Makefile lists them.
+# The suite's scripts for a back end (uml or qemu), as its kselftest
+# Makefile lists them.
 suite_scripts()
 {
+	local sel=-v
+
+	[[ $1 == uml ]] && sel=
 	# shellcheck disable=SC2016 # $(TEST_PROGS) is make's
 	printf 'print-progs:\n\t@echo $(TEST_PROGS)\n' |
-		make -s --no-print-directory -C "$SUITE" -f Makefile -f - print-progs
+		make -s --no-print-directory -C "$SUITE" -f Makefile -f - print-progs |
+		tr ' ' '\n' | grep $sel -E "$SIM_RE" | tr '\n' ' '
 }
 
 # has_kmod KDIR NAME: the kernel's module tree has NAME.
@@ -139,13 +156,18 @@ tap_fail()
 
 main()
 {
-	local kdir rc start script_timeout clash vm_args=()
+	local kdir rc start script_timeout clash backend vm_args=()
 
 	parse_args "$@"
 	start=$SECONDS
 
 	kdir=$(resolve_kernel) || { tap_fail "kernel $KERNEL unavailable"; exit 1; }
 	echo "# kernel $KERNEL: $kdir ($(cat "$kdir/kver"))"
+	if [[ -x $kdir/linux ]]; then
+		backend=uml VM_RUN=${VM_RUN:-$UML_DIR/uml-run.sh}
+	else
+		backend=qemu VM_RUN=${VM_RUN:-$QEMU_DIR/vm-run.sh}
+	fi
 	# KASAN + lockdep under TCG forward only a few Mbit/s: shape well
 	# below that so that the bottleneck is the qdisc, not the CPU, and
 	# scale K down with it (K/C = 36 ms).
@@ -154,7 +176,7 @@ main()
 		K=${K:-9000}
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-3}
 	fi
-	(( ${#SCRIPTS[@]} )) || read -ra SCRIPTS <<< "$(suite_scripts)"
+	(( ${#SCRIPTS[@]} )) || read -ra SCRIPTS <<< "$(suite_scripts "$backend")"
 	script_timeout=$(( $(sed -n 's/^timeout=//p' "$SUITE/settings") * ${TIMEOUT_SCALE:-1} ))
 
 	STAGE=$(mktemp -d /tmp/dctcp-vm.XXXXXX)

@@ -173,12 +173,19 @@ topo_end()
 # or dropped, so every statistic of interest is the child's.
 
 # red_args K: the one RED definition.  ECT packets are marked once the
-# average queue passes K bytes, with probability 1 between K and K + 1000:
-# a step marker, as in the DCTCP paper.  burst makes the average follow
-# the instantaneous queue within about a K's worth of packets.
+# average queue passes K bytes, with a probability that ramps up to 1
+# between K and K + RED_RAMP bytes (default 1000): a step marker, as in
+# the DCTCP paper.  burst makes the average follow the instantaneous
+# queue within about a K's worth of packets.  RED draws a random number
+# for a packet on the ramp: RED_RAMP=1 makes the marking a function of the
+# queue alone (the simulated-time tests, whose runs must repeat exactly).
+# RED_LIMIT (bytes, default 4000000) is the hard limit: a shallow switch
+# buffer for incast, tail drop beyond it.
+RED_RAMP=${RED_RAMP:-1000}
+RED_LIMIT=${RED_LIMIT:-4000000}
 red_args()
 {
-	echo "red limit 4000000 min $1 max $(($1 + 1000)) avpkt 1500" \
+	echo "red limit $RED_LIMIT min $1 max $(($1 + RED_RAMP)) avpkt 1500" \
 	     "burst $(((2 * $1 + 1000) / 3000 + 1)) probability 1.0 bandwidth $RATE ecn"
 }
 
