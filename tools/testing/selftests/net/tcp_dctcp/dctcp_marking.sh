@@ -95,8 +95,15 @@ test_ce_exact()
 	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"
 	(( $(done_field "$out" acked) >= 3000000 )) || fail "transfer not fully acked"
 	(( ce_rcv1 - ce_rcv0 >= 100 )) || fail "only $((ce_rcv1 - ce_rcv0)) CE segments arrived"
-	(( ce_snd1 - ce_snd0 == ce_rcv1 - ce_rcv0 )) ||
-		fail "sender counted $((ce_snd1 - ce_snd0)) CE deliveries, the receiver got $((ce_rcv1 - ce_rcv0)) CE segments"
+	# Not exact: over ~200 CE segments the two counts differ by up to 6
+	# in either direction on every kernel, Debian's in-tree dctcp
+	# included (cause not pinned down: a retransmitted CE segment counts
+	# twice at the receiver, an ACK covering a state flip counts the
+	# whole ACK).  A receiver that does not flush its delayed ACK when
+	# the CE state flips is off by about half (314 vs 214).
+	(( 20 * (ce_snd1 - ce_snd0 - ce_rcv1 + ce_rcv0) <= ce_rcv1 - ce_rcv0 &&
+	   20 * (ce_rcv1 - ce_rcv0 - ce_snd1 + ce_snd0) <= ce_rcv1 - ce_rcv0 )) ||
+		fail "sender counted $((ce_snd1 - ce_snd0)) CE deliveries, the receiver got $((ce_rcv1 - ce_rcv0)) CE segments (more than 5 % apart)"
 }
 
 # Random loss on the data path, no marking: the flow completes, the
@@ -146,7 +153,7 @@ main()
 	run_test "netem 10 ms on the data path in front of tbf + RED: marks, CE, alpha > 0" \
 		test_marking data10 tbf 10 data
 	run_test "htb + RED ecn: marks, CE, alpha > 0" test_marking htb htb 0 ack
-	run_test "netem CE 10%: every CE segment counted once by the sender (delayed-ACK echo)" \
+	run_test "netem CE 10%: the sender counts the CE segments the receiver got, within 5 % (delayed-ACK echo)" \
 		test_ce_exact
 	run_test "netem loss 1%: flow survives, retransmits, ssthresh reacts" test_loss
 	ktap_finish
