@@ -7,24 +7,36 @@
 #
 # KERNEL_DIR is a kernel directory in the cache layout ($CACHE/kernels/<name>,
 # with kver and build/). The module is built with W=1 in
-# $CACHE/modbuild/<kver>/<hash>/, where <hash> covers the sources and the
-# kernel tree, and its path is printed on stdout; build output goes to
-# stderr. A finished build directory is never modified again: a caller
-# holding its path (a test run, a parallel build of other sources from
-# another checkout) cannot see its .ko swapped underneath it.
+# $CACHE/modbuild/<kver>/<hash>/, where <hash> covers the sources, the
+# kernel tree and the toolchain, and its path is printed on stdout; build
+# output goes to stderr. A finished build directory is never modified
+# again: a caller holding its path (a test run, a parallel build of other
+# sources from another checkout) cannot see its .ko swapped underneath it.
+#
+# The module is built with the compiler that built the kernel (the gcc-N
+# of the headers' CONFIG_CC_VERSION_TEXT), from the kernel's own Debian
+# release (KERNEL_DIR/suite, written by fetch-kernel.sh): on this host for
+# the host's release and for kernels without a suite file (the custom
+# ones), else in that release's chroot (tools/testing/toolchain/chroot.sh;
+# experimental uses sid's). A different major version is refused.
 #
 #   --werror   fail if the compiler printed any warning
 #
 # Exit status: 0 ok, 1 build failed or wrong vermagic, 2 usage/missing tools.
 set -eu
+shopt -s inherit_errexit
 
 SRC_DIR="$(cd "$(dirname "$0")/../.." && pwd)"
 readonly SRC_DIR
+readonly CHROOT="$SRC_DIR/tools/testing/toolchain/chroot.sh"
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
 readonly SOURCES=(Kbuild tcp_dctcp.c include)
 
 tmp_dir=""
 werror=0
+tc_suite=""	# the toolchain chroot's release, or "" for this host
+tc_cc=""	# and its compiler (gcc-N)
+tc_desc=""	# what builds the module, for the log and the hash
 
 cleanup()
 {
@@ -54,6 +66,65 @@ need()
 	command -v "$1" >/dev/null || die 2 "$1 missing: apt-get install $2"
 }
 
+# The host's Debian codename (bookworm).
+host_suite()
+{
+	sed -n 's/^VERSION_CODENAME=//p' /etc/os-release
+}
+
+# The release whose compiler built a kernel of SUITE.
+toolchain_suite()
+{
+	case "$1" in
+	experimental)	echo sid ;;
+	*-security|*-backports|*-updates) echo "${1%-*}" ;;
+	*)		echo "$1" ;;
+	esac
+}
+
+# Pick the toolchain for the kernel in KERNEL_DIR: set tc_root, tc_desc.
+choose_toolchain()
+{
+	local kernel_dir="$1" kdir="$1/build" text cc want suite have
+
+	text="$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")"
+	[[ -n "$text" ]] || die 2 "$kdir/.config has no CONFIG_CC_VERSION_TEXT"
+	# "x86_64-linux-gnu-gcc-16 (Debian 16.2.0-4) 16.2.0" -> gcc-16, 16
+	cc="${text%% *}"
+	cc="${cc##*-linux-gnu-}"
+	want="$(sed -n 's/^[^ ]* (.*) \([0-9]*\)\..*/\1/p' <<<"$text")"
+	[[ "$cc" == gcc || "$cc" == "gcc-$want" ]] ||
+		die 2 "cannot tell the compiler of $kdir from '$text'"
+
+	suite="$(host_suite)"
+	[[ ! -r "$kernel_dir/suite" ]] || suite="$(toolchain_suite "$(cat "$kernel_dir/suite")")"
+	if [[ "$suite" != "$(host_suite)" ]]; then
+		tc_suite="$suite"
+		tc_cc="gcc-$want"
+		"$CHROOT" path "$tc_suite" "$tc_cc" >/dev/null ||
+			die 2 "no $suite toolchain (see above)"
+	fi
+	have="$(in_toolchain "$cc" --version 2>/dev/null | head -n 1)" ||
+		die 2 "$cc missing${tc_suite:+ in the $tc_suite chroot}: apt-get install gcc-$want"
+	[[ "$(sed -n 's/^[^ ]* (.*) \([0-9]*\)\..*/\1/p' <<<"$have")" == "$want" ]] ||
+		die 2 "$kdir was built with '$text', but $cc is '$have'"
+	if [[ -n "$tc_suite" ]]; then
+		tc_desc="$tc_suite chroot: $have (kernel: $text)"
+	else
+		tc_desc="host ($(host_suite)): $have (kernel: $text)"
+	fi
+}
+
+# Run a command with the chosen toolchain.
+in_toolchain()
+{
+	if [[ -n "$tc_suite" ]]; then
+		"$CHROOT" run "$tc_suite" "$tc_cc" -- "$@"
+	else
+		"$@"
+	fi
+}
+
 # Everything that should trigger a rebuild when it changes.
 source_hash()
 {
@@ -61,6 +132,7 @@ source_hash()
 
 	{
 		echo "$kver $(readlink -f "$kdir")"
+		echo "$tc_desc"
 		stat -c '%n %s %Y' "$kdir/Module.symvers" "$kdir/include/generated/utsrelease.h" 2>/dev/null || true
 		(cd "$SRC_DIR" && find "${SOURCES[@]}" -type f -print0 | sort -z | xargs -0 sha256sum)
 	} | sha256sum | cut -d' ' -f1
@@ -80,7 +152,8 @@ build()
 	local kdir="$1" dir="$2" log="$2/build.log"
 
 	(cd "$SRC_DIR" && cp -r "${SOURCES[@]}" "$dir/")
-	if ! make -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
+	echo "build-module.sh: toolchain $tc_desc" >"$log"
+	if ! in_toolchain make -C "$(readlink -f "$kdir")" M="$dir" W=1 modules >>"$log" 2>&1; then
 		cat "$log" >&2
 		die 1 "build against $kdir failed"
 	fi
@@ -112,6 +185,7 @@ main()
 	kdir="$kernel_dir/build"
 	[[ -e "$kdir/Makefile" ]] || die 2 "$kdir/Makefile missing: no kernel build tree for $kver"
 	[[ -e "$kdir/Module.symvers" ]] || die 2 "$kdir/Module.symvers missing: $kver was built without module support?"
+	choose_toolchain "$kernel_dir"
 
 	hash="$(source_hash "$kdir" "$kver")"
 	out="$CACHE/modbuild/$kver/${hash:0:16}"
