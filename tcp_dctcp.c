@@ -141,7 +141,7 @@ static void dctcp_init(struct sock *sk)
 	 * connect()) has not negotiated anything yet: assume ECN for now,
 	 * init runs again once the handshake is done.
 	 */
-	if ((tp->ecn_flags & TCP_ECN_OK) ||
+	if (tcp_ecn_mode_any(tp) ||
 	    sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE) {
 		struct dctcp *ca = inet_csk_ca(sk);
 
