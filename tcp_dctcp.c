@@ -125,7 +125,7 @@ MODULE_PARM_DESC(dctcp_clamp_alpha_on_loss,
 static struct tcp_congestion_ops dctcp;
 static struct tcp_congestion_ops dctcp_reno;
 
-/* With Accurate ECN (AccECN, Linux 7.x) tp->delivered_ce counts CE marks
+/* With Accurate ECN (RFC 9768, Linux 7.x) tp->delivered_ce counts CE marks
  * exactly, from the ACE field and AccECN option of any AccECN receiver, not
  * only from a DCTCP receiver's ECE echo. TCP_CONG_NEEDS_ACCECN asks for it
  * in SYNs and grants it to SYNs that ask; a peer without AccECN still gets

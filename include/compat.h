@@ -25,11 +25,12 @@
  *    took it as a prerequisite for fixes: Debian's 6.12.117 (trixie) and
  *    6.12.118 (bookworm-security) have it, 6.12.95 (bookworm-backports)
  *    does not. Probed: COMPAT_TCP_SEND_ACK_HAS_FLAGS.
- *  - Accurate ECN (7.x): TCP_ECN_OK became TCP_ECN_MODE_RFC3168, joined by
- *    TCP_ECN_MODE_ACCECN; tcp_ecn_mode_any() is true for either. Mapping
- *    the old flag to RFC 3168 alone would send every AccECN connection to
- *    dctcp-reno, so older kernels get tcp_ecn_mode_any() = TCP_ECN_OK, the
- *    only ECN they have. TCP_CONG_NEEDS_ACCECN is 0 there: nothing to
+ *  - Accurate ECN (RFC 9768, Linux 7.x): TCP_ECN_OK became
+ *    TCP_ECN_MODE_RFC3168, joined by TCP_ECN_MODE_ACCECN;
+ *    tcp_ecn_mode_any() is true for either. Mapping the old flag to
+ *    RFC 3168 alone would send every AccECN connection to dctcp-reno, so
+ *    older kernels get tcp_ecn_mode_any() = TCP_ECN_OK, the only ECN
+ *    they have. TCP_CONG_NEEDS_ACCECN is 0 there: nothing to
  *    negotiate (see dctcp_accecn in tcp_dctcp.c).
  *  - CA_EVENT_TX_START moved to a .cwnd_event_tx_start callback (7.x). It
  *    only feeds Protective Load Balancing, which this module leaves out.

@@ -11,7 +11,7 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCRIPTS=(dctcp_module.sh dctcp_select.sh dctcp_marking.sh dctcp_alpha.sh
-	 dctcp_queue.sh dctcp_lifecycle.sh)
+	 dctcp_queue.sh dctcp_lifecycle.sh dctcp_accecn.sh)
 KMEMLEAK=/sys/kernel/debug/kmemleak
 SCRIPT_TIMEOUT=${SCRIPT_TIMEOUT:-$(sed -n 's/^timeout=//p' "$HERE/settings")}
 

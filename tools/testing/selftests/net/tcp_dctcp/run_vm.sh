@@ -7,10 +7,11 @@
 #             [--timeout SECS] [--log FILE] [SCRIPT...]
 #
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
-# deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
+# deb-* (fetched by tools/testing/qemu/fetch-kernel.sh: deb-5.10 .. deb-7.3) or
 # "debug" (base.config + debug.config, built and cached by
 # tools/testing/kernel/build-kernel.sh; RATE=2mbit K=9000 by default there).
-# RATE and K from the environment are passed to the guest.
+# RATE, K and ACCECN_* (dctcp_accecn.sh) from the environment are passed to
+# the guest.
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
@@ -114,7 +115,7 @@ tap_fail()
 
 main()
 {
-	local kdir ko rc start vm_args=()
+	local kdir ko rc start v vm_args=()
 
 	parse_args "$@"
 	start=$SECONDS
@@ -146,6 +147,9 @@ main()
 	vm_args+=(--env "DCTCP_IMPL=$IMPL")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
 	[[ -z ${K:-} ]] || vm_args+=(--env "K=$K")
+	for v in ACCECN_PROBS ACCECN_SECS ACCECN_TABLE; do
+		[[ -z ${!v:-} ]] || vm_args+=(--env "$v=${!v}")
+	done
 	[[ -z $LOG ]] || vm_args+=(--log "$LOG")
 
 	set +e
