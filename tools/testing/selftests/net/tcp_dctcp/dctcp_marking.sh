@@ -2,43 +2,51 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # DCTCP through a marking bottleneck.  The router's egress towards the
-# receiver is a tbf $RATE with a RED child that sets CE above K bytes.  A
-# dctcp flow must see marks (tc's RED "marked" counter, the sender's
-# TcpExtTCPDeliveredCE) and turn them into alpha > 0 (ss -ti, TCP_CC_INFO),
-# starting from dctcp_alpha_on_init=0 so that alpha can only come from the
-# marks.  Variants: a real RTT (netem delay on the ACK path), and random
-# loss (netem on the sender) where the flow must survive, retransmit and
-# lower ssthresh.
+# receiver is a shaper at $RATE with a RED child that sets CE above K
+# bytes.  A dctcp flow must see marks (tc's RED "marked" counter, the
+# sender's TcpExtTCPDeliveredCE) and turn them into alpha > 0 (ss -ti,
+# TCP_CC_INFO), starting from dctcp_alpha_on_init=0 so that alpha can only
+# come from the marks.  Variants: a real RTT from netem on the ACK path or
+# on the data path in front of the bottleneck, an htb shaper instead of
+# tbf, and random loss (netem on the sender) where the flow must survive,
+# retransmit and lower ssthresh.
 #
-#   snd --- rtr [tbf $RATE -> red ecn K] ---> rcv [netem delay on ACKs]
-#    `- netem loss (variant c)
+#   snd [netem: delay | loss] --- rtr [tbf|htb $RATE -> red ecn K] ---> rcv [netem delay on ACKs]
 
 set -eu
 source "$(dirname "$0")/dctcp_lib.sh"
 trap lib_cleanup EXIT
 
-# marking_flow DELAY_MS: one dctcp flow through the RED bottleneck.
+# test_marking NAME SHAPER DELAY_MS WHERE: one dctcp flow through RED
+# under SHAPER (tbf or htb), with DELAY_MS of netem on the ACK path (WHERE
+# ack) or on the data path in front of the bottleneck (WHERE data).
 test_marking()
 {
-	local delay=$1 out=$TMPD/flow m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn
+	local name=$1 shaper=$2 delay=$3 where=$4 out=$TMPD/flow
+	local m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn
 
 	topo_setup
-	bottleneck_red
-	(( delay == 0 )) || ack_delay "$delay"
+	bottleneck_red "$K" "$shaper"
+	if (( delay > 0 )); then
+		case $where in
+		ack) ack_delay "$delay" ;;
+		data) data_netem delay "${delay}ms" ;;
+		esac
+	fi
 	param_set dctcp_alpha_on_init 0
 	flow_server
 
-	m0=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m0=$(bottleneck_stat marked)
 	ce0=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
 	measured_flow "$out" "$FLOW_SECS" -c dctcp $RCV4
-	m1=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m1=$(bottleneck_stat marked)
 	ce1=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
 
 	alpha_ss=$(sed -n 's/.*dctcp:(ce_state:[0-9]*,alpha:\([0-9]*\),.*/\1/p' "$out.ss")
 	last_alpha=$(samples "$out" alpha | tail -n 2 | head -n 1)
 	ab_ecn=$(samples "$out" ab_ecn | awk '{ s += $1 } END { print s + 0 }')
 	mbit=$(done_field "$out" mbit)
-	figure "marking_d${delay} rate=$RATE K=$K marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha_ss=${alpha_ss:-none} alpha_mean=$(samples "$out" t_ms alpha | awk '$1 >= 1000 { s += $2; n++ } END { print n ? int(s / n) : 0 }') alpha_last=$last_alpha mbit=$mbit rtt_ms=$(samples "$out" rtt_us | awk '$1 > 0 { print $1 / 1000 }' | median)"
+	figure "marking_$name shaper=$shaper delay_ms=$delay delay_on=$where rate=$RATE K=$K marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha_ss=${alpha_ss:-none} alpha_mean=$(samples "$out" t_ms alpha | awk '$1 >= 1000 { s += $2; n++ } END { print n ? int(s / n) : 0 }') alpha_last=$last_alpha mbit=$mbit rtt_ms=$(samples "$out" rtt_us | awk '$1 > 0 { print $1 / 1000 }' | median)"
 	diag "alpha series: $(samples "$out" alpha | tr '\n' ' ')"
 
 	(( m1 - m0 > 0 )) || fail "RED marked nothing"
@@ -51,7 +59,7 @@ test_marking()
 	awk -v m="$mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.3 * r) }' ||
 		fail "throughput $mbit Mbit/s below 30% of $RATE"
 	# The marks hold the queue near K: no tail drops at the RED limit.
-	(( $(qdisc_stat "$rtr" rtr1 10: pdrop) == 0 )) || fail "RED had to drop"
+	(( $(bottleneck_stat pdrop) == 0 )) || fail "RED had to drop"
 }
 
 # Random loss on the data path, no marking: the flow completes, the
@@ -93,10 +101,14 @@ test_loss()
 main()
 {
 	require_dctcp
-	ktap_header 3
+	ktap_header 5
 
-	run_test "RED ecn bottleneck: marks, CE, alpha > 0" test_marking 0
-	run_test "RED ecn bottleneck + 10 ms RTT: marks, CE, alpha > 0" test_marking 10
+	run_test "tbf + RED ecn: marks, CE, alpha > 0" test_marking d0 tbf 0 ack
+	run_test "tbf + RED ecn, 10 ms netem on the ACKs: marks, CE, alpha > 0" \
+		test_marking d10 tbf 10 ack
+	run_test "netem 10 ms on the data path in front of tbf + RED: marks, CE, alpha > 0" \
+		test_marking data10 tbf 10 data
+	run_test "htb + RED ecn: marks, CE, alpha > 0" test_marking htb htb 0 ack
 	run_test "netem loss 1%: flow survives, retransmits, ssthresh reacts" test_loss
 	ktap_finish
 }
