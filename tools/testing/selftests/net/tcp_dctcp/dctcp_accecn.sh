@@ -76,14 +76,6 @@ tcpinfo()
 		}'
 }
 
-# A second topology in the same test: topo_reset (made for EXIT traps)
-# turns errexit off, and the rest of the test needs it back.
-new_topo()
-{
-	topo_reset
-	set -e
-}
-
 # setup SND_ECN RCV_CC RCV_ECN: module parameters as loaded (a previous
 # test may have changed them: only those are written back, a write would
 # hide a wrong initial state), topology, sysctls, a server on rcv.
@@ -225,7 +217,7 @@ test_param_off()
 	hold "$TMPD/c" dctcp
 	expect "$snd" dport dctcp rfc3168
 	expect "$rcv" sport dctcp rfc3168
-	new_topo
+	topo_reset
 	setup 1 cubic 3
 	param_set dctcp_accecn N
 	hold "$TMPD/c2" dctcp
@@ -268,7 +260,7 @@ measure()
 	kill -TERM "$FLOW_PID"
 	flow_wait "$FLOW_PID" 30000 || fail "client failed: $(cat "$out.err")"
 
-	sent=$(qdisc_stat "$snd" snd0 1: sent_pkts)
+	sent=$(qdisc_stat "$snd" snd0 1: packets)
 	# netem's own statistics (Linux 7.x, shown by iproute2 >= 6.x)
 	marked=$(tc -n "$snd" -s qdisc show dev snd0 |
 		 sed -n 's/.*ecn_marked \([0-9]*\).*/\1/p')
@@ -290,7 +282,7 @@ test_alpha_accuracy()
 	need_accecn
 	measure "$p" accecn cubic
 	err_accecn=$ERR
-	new_topo
+	topo_reset
 	measure "$p" rfc3168 cubic
 	diag "p=$p%: alpha error with AccECN $err_accecn %, with RFC 3168 ECN $ERR %"
 	awk -v e="$err_accecn" -v m="$ACCECN_MAX_ERR" 'BEGIN { exit !(e <= m) }' ||
@@ -298,9 +290,9 @@ test_alpha_accuracy()
 	awk -v e="$ERR" -v m="$ACCECN_MAX_ERR" 'BEGIN { exit !(e > m) }' ||
 		fail "RFC 3168 ECN with a CUBIC receiver is as accurate ($ERR %): the test cannot show AccECN's gain"
 	if [[ $ACCECN_TABLE == 1 ]]; then
-		new_topo
+		topo_reset
 		measure "$p" rfc3168 dctcp
-		new_topo
+		topo_reset
 		measure "$p" accecn dctcp
 	fi
 }
