@@ -24,7 +24,7 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
-RUN_VM=$TOP/tools/testing/selftests/net/tcp_dctcp/run_vm.sh
+RUN_VM=$TOP/tools/testing/dctcp/run_vm.sh
 VM_KERNEL=${VM_KERNEL:-deb-6.1}
 CORE_SCRIPTS=${CORE_SCRIPTS:-dctcp_module.sh dctcp_select.sh dctcp_marking.sh dctcp_lifecycle.sh}
 PKG=tcp-dctcp-dkms
