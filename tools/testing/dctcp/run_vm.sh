@@ -124,6 +124,13 @@ suite_scripts()
 		make -s --no-print-directory -C "$SUITE" -f Makefile -f - print-progs
 }
 
+# has_kmod KDIR NAME: the kernel's module tree has NAME.
+has_kmod()
+{
+	modinfo -b "$1/modules" -k "$(cat "$1/kver")" -F filename "$2" 2>/dev/null |
+		grep -q '^/'
+}
+
 # Report a harness-level failure as TAP, so that it is counted.
 tap_fail()
 {
@@ -133,7 +140,7 @@ tap_fail()
 
 main()
 {
-	local kdir rc start script_timeout v vm_args=()
+	local kdir rc start script_timeout clash v vm_args=()
 
 	parse_args "$@"
 	start=$SECONDS
@@ -163,9 +170,13 @@ main()
 	if [[ -n $KO ]]; then
 		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko"
 			  --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$KO")")
-	else
-		vm_args+=(--kmod tcp_dctcp)
 	fi
+	# The distribution's tcp_dctcp sits where modprobe finds it, as on a
+	# real system: the in-tree runs load it, ours must coexist with it.
+	! has_kmod "$kdir" tcp_dctcp || vm_args+=(--kmod tcp_dctcp)
+	clash=$("$HERE/build-testmod.sh" "$kdir" "$HERE/clash") ||
+		{ tap_fail "dctcp_clash.ko build for $KERNEL failed"; exit 1; }
+	vm_args+=(--file "$clash:/opt/dctcp/dctcp_clash.ko")
 	vm_args+=(--env "DCTCP_IMPL=$IMPL" --env "SCRIPT_TIMEOUT=$script_timeout")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
 	[[ -z ${K:-} ]] || vm_args+=(--env "K=$K")
@@ -178,9 +189,18 @@ main()
 	"$VM_RUN" --kernel "$kdir" --net-kmods "${vm_args[@]}" \
 		--overlay "$STAGE/root" --dmesg-check \
 		--timeout $((VM_BOOT_MARGIN + ${#SCRIPTS[@]} * script_timeout)) \
-		-- /opt/tcp_dctcp/run_guest.sh "${SCRIPTS[@]}"
-	rc=$?
+		-- /opt/tcp_dctcp/run_guest.sh "${SCRIPTS[@]}" |
+		tee "$STAGE/guest.log" | grep -v '^# oracle-data '
+	rc=${PIPESTATUS[0]}
 	set -e
+
+	# dctcp_trace.sh recorded every tracepoint of its flows (base64 in the
+	# guest's output, kept out of the stream above): check each one
+	# against include/dctcp_math.h on the host.
+	if grep -q '^# oracle-begin' "$STAGE/guest.log" &&
+	   ! "$HERE/oracle/check.sh" "$STAGE/guest.log"; then
+		(( rc != 0 )) || rc=1
+	fi
 
 	case $rc in
 	0|1) ;;

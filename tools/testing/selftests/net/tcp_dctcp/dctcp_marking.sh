@@ -23,7 +23,7 @@ trap lib_cleanup EXIT
 test_marking()
 {
 	local name=$1 shaper=$2 delay=$3 where=$4 out=$TMPD/flow
-	local m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn
+	local m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn mss bad
 
 	topo_setup
 	bottleneck_red "$K" "$shaper"
@@ -56,10 +56,47 @@ test_marking()
 	(( alpha_ss > 0 && alpha_ss <= 1024 )) || fail "ss: alpha $alpha_ss not in 1..1024"
 	(( last_alpha > 0 )) || fail "alpha back to 0 while marking"
 	(( ab_ecn > 0 )) || fail "TCP_CC_INFO never showed ECN-acked bytes"
+	# DCTCPINFO counts acked bytes in whole segments (ss -ti's ab_ecn and
+	# ab_tot): every sample is a multiple of the MSS, marked <= total.
+	mss=$(sed -n 's/.* mss:\([0-9]*\) .*/\1/p' "$out.ss")
+	[[ -n $mss ]] || fail "ss: no mss"
+	bad=$(samples "$out" ab_ecn ab_tot | awk -v m="$mss" \
+		'$1 % m || $2 % m || $1 > $2 { n++ } END { print n + 0 }')
+	(( bad == 0 )) ||
+		fail "TCP_CC_INFO: $bad samples where ab_ecn/ab_tot are not whole $mss-byte segments or ab_ecn > ab_tot"
 	awk -v m="$mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.3 * r) }' ||
 		fail "throughput $mbit Mbit/s below 30% of $RATE"
 	# The marks hold the queue near K: no tail drops at the RED limit.
 	(( $(bottleneck_stat pdrop) == 0 )) || fail "RED had to drop"
+}
+
+# The receiver echoes CE exactly (RFC 8257, 3.2): netem marks 10 % of the
+# data segments at random, so the CE state flips every few segments while
+# ACKs are being delayed; every marked segment the receiver got (its
+# IpExtInCEPkts) must be counted exactly once by the sender
+# (TcpExtTCPDeliveredCE), which takes the whole transfer to be acked.
+test_ce_exact()
+{
+	local out=$TMPD/flow ce_snd0 ce_snd1 ce_rcv0 ce_rcv1
+
+	topo_setup
+	bottleneck_fifo
+	data_netem loss 10% ecn
+	flow_server
+
+	ce_snd0=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+	ce_rcv0=$(nstat_get "$rcv" IpExtInCEPkts)
+	flow_client "$out" -c dctcp -n 3000000 $RCV4 "$PORT" ||
+		fail "flow failed: $(cat "$out.err")"
+	ce_snd1=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+	ce_rcv1=$(nstat_get "$rcv" IpExtInCEPkts)
+	figure "ce_exact p=10% received_ce=$((ce_rcv1 - ce_rcv0)) delivered_ce=$((ce_snd1 - ce_snd0)) acked=$(done_field "$out" acked)"
+
+	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"
+	(( $(done_field "$out" acked) >= 3000000 )) || fail "transfer not fully acked"
+	(( ce_rcv1 - ce_rcv0 >= 100 )) || fail "only $((ce_rcv1 - ce_rcv0)) CE segments arrived"
+	(( ce_snd1 - ce_snd0 == ce_rcv1 - ce_rcv0 )) ||
+		fail "sender counted $((ce_snd1 - ce_snd0)) CE deliveries, the receiver got $((ce_rcv1 - ce_rcv0)) CE segments"
 }
 
 # Random loss on the data path, no marking: the flow completes, the
@@ -101,7 +138,7 @@ test_loss()
 main()
 {
 	require_dctcp
-	ktap_header 5
+	ktap_header 6
 
 	run_test "tbf + RED ecn: marks, CE, alpha > 0" test_marking d0 tbf 0 ack
 	run_test "tbf + RED ecn, 10 ms netem on the ACKs: marks, CE, alpha > 0" \
@@ -109,6 +146,8 @@ main()
 	run_test "netem 10 ms on the data path in front of tbf + RED: marks, CE, alpha > 0" \
 		test_marking data10 tbf 10 data
 	run_test "htb + RED ecn: marks, CE, alpha > 0" test_marking htb htb 0 ack
+	run_test "netem CE 10%: every CE segment counted once by the sender (delayed-ACK echo)" \
+		test_ce_exact
 	run_test "netem loss 1%: flow survives, retransmits, ssthresh reacts" test_loss
 	ktap_finish
 }
