@@ -18,7 +18,8 @@
 # release (KERNEL_DIR/suite, written by fetch-kernel.sh): on this host for
 # the host's release and for kernels without a suite file (the custom
 # ones), else in that release's chroot (tools/testing/toolchain/chroot.sh;
-# experimental uses sid's). A different major version is refused.
+# experimental uses sid's; tools/testing/toolchain/select.sh). A
+# different major version is refused.
 #
 #   --werror   fail if the compiler printed any warning
 #
@@ -28,15 +29,13 @@ shopt -s inherit_errexit
 
 SRC_DIR="$(cd "$(dirname "$0")/../.." && pwd)"
 readonly SRC_DIR
-readonly CHROOT="$SRC_DIR/tools/testing/toolchain/chroot.sh"
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
 readonly SOURCES=(Kbuild tcp_dctcp.c include)
+# shellcheck source=toolchain/select.sh
+source "$SRC_DIR/tools/testing/toolchain/select.sh"
 
 tmp_dir=""
 werror=0
-tc_suite=""	# the toolchain chroot's release, or "" for this host
-tc_cc=""	# and its compiler (gcc-N)
-tc_desc=""	# what builds the module, for the log and the hash
 
 cleanup()
 {
@@ -64,65 +63,6 @@ usage()
 need()
 {
 	command -v "$1" >/dev/null || die 2 "$1 missing: apt-get install $2"
-}
-
-# The host's Debian codename (bookworm).
-host_suite()
-{
-	sed -n 's/^VERSION_CODENAME=//p' /etc/os-release
-}
-
-# The release whose compiler built a kernel of SUITE.
-toolchain_suite()
-{
-	case "$1" in
-	experimental)	echo sid ;;
-	*-security|*-backports|*-updates) echo "${1%-*}" ;;
-	*)		echo "$1" ;;
-	esac
-}
-
-# Pick the toolchain for the kernel in KERNEL_DIR: set tc_root, tc_desc.
-choose_toolchain()
-{
-	local kernel_dir="$1" kdir="$1/build" text cc want suite have
-
-	text="$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kdir/.config")"
-	[[ -n "$text" ]] || die 2 "$kdir/.config has no CONFIG_CC_VERSION_TEXT"
-	# "x86_64-linux-gnu-gcc-16 (Debian 16.2.0-4) 16.2.0" -> gcc-16, 16
-	cc="${text%% *}"
-	cc="${cc##*-linux-gnu-}"
-	want="$(sed -n 's/^[^ ]* (.*) \([0-9]*\)\..*/\1/p' <<<"$text")"
-	[[ "$cc" == gcc || "$cc" == "gcc-$want" ]] ||
-		die 2 "cannot tell the compiler of $kdir from '$text'"
-
-	suite="$(host_suite)"
-	[[ ! -r "$kernel_dir/suite" ]] || suite="$(toolchain_suite "$(cat "$kernel_dir/suite")")"
-	if [[ "$suite" != "$(host_suite)" ]]; then
-		tc_suite="$suite"
-		tc_cc="gcc-$want"
-		"$CHROOT" path "$tc_suite" "$tc_cc" >/dev/null ||
-			die 2 "no $suite toolchain (see above)"
-	fi
-	have="$(in_toolchain "$cc" --version 2>/dev/null | head -n 1)" ||
-		die 2 "$cc missing${tc_suite:+ in the $tc_suite chroot}: apt-get install gcc-$want"
-	[[ "$(sed -n 's/^[^ ]* (.*) \([0-9]*\)\..*/\1/p' <<<"$have")" == "$want" ]] ||
-		die 2 "$kdir was built with '$text', but $cc is '$have'"
-	if [[ -n "$tc_suite" ]]; then
-		tc_desc="$tc_suite chroot: $have (kernel: $text)"
-	else
-		tc_desc="host ($(host_suite)): $have (kernel: $text)"
-	fi
-}
-
-# Run a command with the chosen toolchain.
-in_toolchain()
-{
-	if [[ -n "$tc_suite" ]]; then
-		"$CHROOT" run "$tc_suite" "$tc_cc" -- "$@"
-	else
-		"$@"
-	fi
 }
 
 # Everything that should trigger a rebuild when it changes.
