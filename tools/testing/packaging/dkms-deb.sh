@@ -10,7 +10,7 @@
 #     within BUILD_EXCLUSIVE_KERNEL): the .ko is in updates/dkms/, has our
 #     version and the kernel's vermagic, and depmod resolves tcp_dctcp to it;
 #  3. that very .ko, built by DKMS for Debian's 6.1, boots in the QEMU
-#     guest (deb-6.1) and passes the core checks (CORE_SCRIPTS);
+#     guest (deb-6.1) and passes the core checks (run_vm.sh --core);
 #  4. dpkg --purge removes it and nothing of it is left: no package, no
 #     /usr/src/tcp_dctcp-*, no DKMS tree, no tcp_dctcp under
 #     /lib/modules/*/updates and no updates/ directory that was not there
@@ -20,13 +20,12 @@
 # QEMU suites.  TAP on stdout; the nested guest run is shown as comments.
 # Exit status 1 if a test failed.
 #
-# Environment: VM_KERNEL (deb-6.1), CORE_SCRIPTS (see below).
+# Environment: VM_KERNEL (deb-6.1).
 set -u
 
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 RUN_VM=$TOP/tools/testing/dctcp/run_vm.sh
 VM_KERNEL=${VM_KERNEL:-deb-6.1}
-CORE_SCRIPTS=${CORE_SCRIPTS:-dctcp_module.sh dctcp_select.sh dctcp_marking.sh dctcp_lifecycle.sh}
 PKG=tcp-dctcp-dkms
 MOD=tcp_dctcp
 TMP=
@@ -124,7 +123,7 @@ boot_it()
 	*) cp "$ko" "$TMP/$MOD.ko" ;;
 	esac
 	# shellcheck disable=SC2086 # a list of script names
-	"$RUN_VM" "$VM_KERNEL" --ko "$TMP/$MOD.ko" $CORE_SCRIPTS >"$TMP/vm.log" 2>&1
+	"$RUN_VM" "$VM_KERNEL" --ko "$TMP/$MOD.ko" --core >"$TMP/vm.log" 2>&1
 	rc=$?
 	sed 's/^/#   /' "$TMP/vm.log"
 	echo "guest: $(grep -c '^ok' "$TMP/vm.log") passed, $(grep -c '^not ok' "$TMP/vm.log") failed, exit $rc"
