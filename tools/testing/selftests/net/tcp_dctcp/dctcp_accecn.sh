@@ -17,17 +17,24 @@
 #  - alpha against the true marking fraction: netem on the sender's egress
 #    sets CE on P% of the packets (counted by its ecn_marked statistic)
 #    for a flow to a CUBIC receiver with tcp_ecn=3.  With AccECN the
-#    sender's CE count is exact and alpha must be within ACCECN_MAX_ERR %
-#    of marked/sent; with RFC 3168 ECN (a listener running dctcp hands the
-#    connection to CUBIC, see measure()) CUBIC's ECE stays on until the
-#    sender's CWR, so the sender counts far more marks (the error must be
-#    larger than ACCECN_MAX_ERR %: AccECN is what makes the difference).
+#    sender's CE count is exact: its CE fraction (TCP_INFO delivered_ce /
+#    delivered, what alpha is computed from) must be within ACCECN_MAX_ERR %
+#    of marked/sent, and alpha itself within ACCECN_MAX_ALPHA_ERR %; with
+#    RFC 3168 ECN (a listener running dctcp hands the connection to CUBIC,
+#    see measure()) CUBIC's ECE stays on until the sender's CWR, so the
+#    sender counts far more marks (both errors must be larger than
+#    ACCECN_MAX_ALPHA_ERR %: AccECN is what makes the difference).  alpha
+#    gets the wider bound because it is an EWMA of per-window fractions,
+#    sampled in time: when the guest is slow the windows are a few
+#    segments and the short windows after each reduction pull its mean up
+#    (29 % seen on a loaded host with the CE count exact to 0.1 %).
 #
 #   snd0 egress: netem loss P% ecn --- rtr [tbf $RATE -> pfifo] ---> rcv
 #   rcv0 egress: netem delay $DELAY_MS (the ACKs)
 #
 # Environment: ACCECN_PROBS (marking probabilities in %, default "10"),
-# ACCECN_SECS (flow length, 8), ACCECN_MAX_ERR (10), DELAY_MS (5),
+# ACCECN_SECS (flow length, 8), ACCECN_MAX_ERR (10), ACCECN_MAX_ALPHA_ERR
+# (40), DELAY_MS (5),
 # ACCECN_TABLE=1 adds DCTCP-receiver rows (the table of dctcp.rst).
 
 set -eu
@@ -38,6 +45,7 @@ TCPINFO=${TCPINFO:-$HERE/dctcp_tcpinfo}
 ACCECN_PROBS=${ACCECN_PROBS:-10}
 ACCECN_SECS=${ACCECN_SECS:-8}
 ACCECN_MAX_ERR=${ACCECN_MAX_ERR:-10}
+ACCECN_MAX_ALPHA_ERR=${ACCECN_MAX_ALPHA_ERR:-40}
 ACCECN_TABLE=${ACCECN_TABLE:-0}
 DELAY_MS=${DELAY_MS:-5}
 
@@ -233,7 +241,7 @@ test_param_off()
 # netns default, switched after listen(): children without a
 # setsockopt(TCP_CONGESTION) get the current default).  Prints a figure
 # line, sets ERR (percent, |alpha - F| / F with F = netem's ecn_marked /
-# packets sent).
+# packets sent) and SND_ERR (the same for the sender's CE fraction).
 measure()
 {
 	local p=$1 mode=$2 rcv_cc=$3 out=$TMPD/m snd_ecn=1 sent marked alpha frac f_snd
@@ -269,26 +277,31 @@ measure()
 		awk '$1 >= 2000 { s += $2; n++ } END { if (n) printf "%.1f", s / n }')
 	[[ -n $alpha ]] || fail "no alpha samples after 2 s"
 	(( sent > 0 && marked > 0 )) || fail "netem sent $sent packets, marked $marked"
-	read -r frac ERR <<<"$(awk -v m="$marked" -v s="$sent" -v a="$alpha" 'BEGIN {
-		f = m / s; e = (a / 1024 - f) / f * 100
-		printf "%.4f %.1f\n", f, e < 0 ? -e : e }')"
-	figure "accecn p=$p% mode=$mode receiver=$rcv_cc sent=$sent marked=$marked F=$frac alpha=$alpha alpha_frac=$(awk -v a="$alpha" 'BEGIN { printf "%.4f", a / 1024 }') err_pct=$ERR sender_F=$f_snd mbit=$(done_field "$out" mbit)"
+	[[ -n $f_snd ]] || fail "dctcp_tcpinfo: no delivered_ce/delivered"
+	read -r frac ERR SND_ERR <<<"$(awk -v m="$marked" -v s="$sent" -v a="$alpha" \
+		-v fs="$f_snd" 'BEGIN {
+		f = m / s; e = (a / 1024 - f) / f * 100; d = (fs - f) / f * 100
+		printf "%.4f %.1f %.1f\n", f, e < 0 ? -e : e, d < 0 ? -d : d }')"
+	figure "accecn p=$p% mode=$mode receiver=$rcv_cc sent=$sent marked=$marked F=$frac alpha=$alpha alpha_frac=$(awk -v a="$alpha" 'BEGIN { printf "%.4f", a / 1024 }') err_pct=$ERR sender_F=$f_snd sender_err_pct=$SND_ERR mbit=$(done_field "$out" mbit)"
 }
 
 test_alpha_accuracy()
 {
-	local p=$1 err_accecn
+	local p=$1 err_accecn snd_err_accecn
 
 	need_accecn
 	measure "$p" accecn cubic
-	err_accecn=$ERR
+	err_accecn=$ERR snd_err_accecn=$SND_ERR
 	topo_reset
 	measure "$p" rfc3168 cubic
-	diag "p=$p%: alpha error with AccECN $err_accecn %, with RFC 3168 ECN $ERR %"
-	awk -v e="$err_accecn" -v m="$ACCECN_MAX_ERR" 'BEGIN { exit !(e <= m) }' ||
-		fail "AccECN: alpha off by $err_accecn % of the marked fraction (max $ACCECN_MAX_ERR %)"
-	awk -v e="$ERR" -v m="$ACCECN_MAX_ERR" 'BEGIN { exit !(e > m) }' ||
-		fail "RFC 3168 ECN with a CUBIC receiver is as accurate ($ERR %): the test cannot show AccECN's gain"
+	diag "p=$p%: CE fraction error with AccECN $snd_err_accecn %, with RFC 3168 ECN $SND_ERR %;" \
+		"alpha error $err_accecn % and $ERR %"
+	awk -v e="$snd_err_accecn" -v m="$ACCECN_MAX_ERR" 'BEGIN { exit !(e <= m) }' ||
+		fail "AccECN: the sender's CE fraction is off by $snd_err_accecn % of the marked fraction (max $ACCECN_MAX_ERR %)"
+	awk -v e="$err_accecn" -v m="$ACCECN_MAX_ALPHA_ERR" 'BEGIN { exit !(e <= m) }' ||
+		fail "AccECN: alpha off by $err_accecn % of the marked fraction (max $ACCECN_MAX_ALPHA_ERR %)"
+	awk -v e="$SND_ERR" -v a="$ERR" -v m="$ACCECN_MAX_ALPHA_ERR" 'BEGIN { exit !(e > m && a > m) }' ||
+		fail "RFC 3168 ECN with a CUBIC receiver is as accurate (CE fraction $SND_ERR %, alpha $ERR %): the test cannot show AccECN's gain"
 	if [[ $ACCECN_TABLE == 1 ]]; then
 		topo_reset
 		measure "$p" rfc3168 dctcp
@@ -316,7 +329,7 @@ main()
 	run_test "dctcp_accecn=N: RFC 3168 with a DCTCP peer, dctcp-reno with a CUBIC one" \
 		test_param_off
 	for p in $ACCECN_PROBS; do
-		run_test "CE on $p% of packets, CUBIC receiver: alpha within $ACCECN_MAX_ERR % with AccECN, not without" \
+		run_test "CE on $p% of packets, CUBIC receiver: CE fraction within $ACCECN_MAX_ERR %, alpha within $ACCECN_MAX_ALPHA_ERR % with AccECN, not without" \
 			test_alpha_accuracy "$p"
 	done
 	# last: the tests above see the parameter as loaded, never rewritten
