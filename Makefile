@@ -5,6 +5,7 @@
 #   make                  build against the running kernel (or KDIR=...)
 #   make install          modules_install into updates/ + depmod
 #   make dkms-install     register the sources with DKMS
+#   make deb              the tcp-dctcp-dkms Debian package, in deb/ (DEB_OUT=)
 #   make unit             host unit tests of the fixed-point math
 #   make style            checkpatch --strict on our C
 #   make sparse           build with sparse (C=2) and W=1
@@ -34,7 +35,7 @@ ifneq ($(V),1)
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all module sparse clean install uninstall dkms-install dkms-uninstall style unit \
+.PHONY: all module sparse clean install uninstall dkms-install dkms-uninstall deb style unit \
 	deps demo check bench
 
 all: module
@@ -74,6 +75,11 @@ dkms-install:
 dkms-uninstall:
 	dkms remove -m $(MODULE_NAME) -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+DEB_OUT ?= $(PWD)/deb
+
+deb:
+	tools/packaging/build-deb.sh $(DEB_OUT)
 
 style:
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl missing: apt-get install linux-source-6.1 and unpack it, or set CHECKPATCH=" >&2; exit 1; }

@@ -129,9 +129,53 @@ module_param_cb(dctcp_clamp_alpha_on_loss, &dctcp_clamp_alpha_on_loss_ops,
 MODULE_PARM_DESC(dctcp_clamp_alpha_on_loss,
 		 "set alpha to its maximum on packet loss (0..1, default 0)");
 
+static struct tcp_congestion_ops dctcp;
 static struct tcp_congestion_ops dctcp_reno;
 /* Whether dctcp_reno is ours in the list (another module may hold the name). */
 static bool dctcp_reno_registered;
+
+/* With Accurate ECN (RFC 9768, Linux 7.x) tp->delivered_ce counts CE marks
+ * exactly, from the ACE field and AccECN option of any AccECN receiver, not
+ * only from a DCTCP receiver's ECE echo. TCP_CONG_NEEDS_ACCECN asks for it
+ * in SYNs and grants it to SYNs that ask; a peer without AccECN still gets
+ * RFC 3168 ECN (no TCP_CONG_NO_FALLBACK_RFC3168), one without ECN
+ * dctcp-reno. Data stays ECT(0) (no TCP_CONG_ECT_1_NEGOTIATION): DCTCP is
+ * not an L4S sender. Y by default where the kernel has AccECN; compat.h
+ * makes TCP_CONG_NEEDS_ACCECN 0 where it has not.
+ */
+static bool dctcp_accecn __read_mostly = !!TCP_CONG_NEEDS_ACCECN;
+
+static int dctcp_accecn_set(const char *val, const struct kernel_param *kp)
+{
+	struct kernel_param bool_kp = *kp;
+	u32 flags;
+	bool on;
+	int ret;
+
+	bool_kp.arg = &on;
+	ret = param_set_bool(val, &bool_kp);
+	if (ret)
+		return ret;
+	if (on && !TCP_CONG_NEEDS_ACCECN) {
+		pr_warn("%s: this kernel has no Accurate ECN, keeping N\n",
+			kp->name);
+		return -EINVAL;
+	}
+	WRITE_ONCE(dctcp_accecn, on);
+	/* Read when a SYN is sent or received: new connections only. */
+	flags = dctcp.flags & ~TCP_CONG_NEEDS_ACCECN;
+	WRITE_ONCE(dctcp.flags, on ? flags | TCP_CONG_NEEDS_ACCECN : flags);
+	return 0;
+}
+
+static const struct kernel_param_ops dctcp_accecn_ops = {
+	.set	= dctcp_accecn_set,
+	.get	= param_get_bool,
+};
+
+module_param_cb(dctcp_accecn, &dctcp_accecn_ops, &dctcp_accecn, 0644);
+MODULE_PARM_DESC(dctcp_accecn,
+		 "negotiate Accurate ECN, falling back to RFC 3168 ECN (default Y where the kernel has it)");
 
 /* Start a new observation window of one RTT. */
 static void dctcp_reset(const struct tcp_sock *tp, struct dctcp *ca)
@@ -165,7 +209,7 @@ static void dctcp_init(struct sock *sk)
 	 * connect()) has not negotiated anything yet: assume ECN for now,
 	 * init runs again once the handshake is done.
 	 */
-	if ((tp->ecn_flags & TCP_ECN_OK) ||
+	if (tcp_ecn_mode_any(tp) ||
 	    sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE) {
 		struct dctcp *ca = inet_csk_ca(sk);
 
@@ -346,7 +390,7 @@ static struct tcp_congestion_ops dctcp __read_mostly = {
 	.undo_cwnd	= dctcp_cwnd_undo,
 	.set_state	= dctcp_state,
 	.get_info	= dctcp_get_info,
-	.flags		= TCP_CONG_NEEDS_ECN,
+	.flags		= TCP_CONG_NEEDS_ECN | TCP_CONG_NEEDS_ACCECN,
 	.owner		= THIS_MODULE,
 	.name		= "dctcp",
 };

@@ -7,21 +7,32 @@
 #
 # KERNEL_DIR is a kernel directory in the cache layout ($CACHE/kernels/<name>,
 # with kver and build/). The module is built with W=1 in
-# $CACHE/modbuild/<kver>/<hash>/, where <hash> covers the sources and the
-# kernel tree, and its path is printed on stdout; build output goes to
-# stderr. A finished build directory is never modified again: a caller
-# holding its path (a test run, a parallel build of other sources from
-# another checkout) cannot see its .ko swapped underneath it.
+# $CACHE/modbuild/<kver>/<hash>/, where <hash> covers the sources, the
+# kernel tree and the toolchain, and its path is printed on stdout; build
+# output goes to stderr. A finished build directory is never modified
+# again: a caller holding its path (a test run, a parallel build of other
+# sources from another checkout) cannot see its .ko swapped underneath it.
+#
+# The module is built with the compiler that built the kernel (the gcc-N
+# of the headers' CONFIG_CC_VERSION_TEXT), from the kernel's own Debian
+# release (KERNEL_DIR/suite, written by fetch-kernel.sh): on this host for
+# the host's release and for kernels without a suite file (the custom
+# ones), else in that release's chroot (tools/testing/toolchain/chroot.sh;
+# experimental uses sid's; tools/testing/toolchain/select.sh). A
+# different major version is refused.
 #
 #   --werror   fail if the compiler printed any warning
 #
 # Exit status: 0 ok, 1 build failed or wrong vermagic, 2 usage/missing tools.
 set -eu
+shopt -s inherit_errexit
 
 SRC_DIR="$(cd "$(dirname "$0")/../.." && pwd)"
 readonly SRC_DIR
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
 readonly SOURCES=(Kbuild tcp_dctcp.c include)
+# shellcheck source=toolchain/select.sh
+source "$SRC_DIR/tools/testing/toolchain/select.sh"
 
 tmp_dir=""
 werror=0
@@ -61,6 +72,7 @@ source_hash()
 
 	{
 		echo "$kver $(readlink -f "$kdir")"
+		echo "$tc_desc"
 		stat -c '%n %s %Y' "$kdir/Module.symvers" "$kdir/include/generated/utsrelease.h" 2>/dev/null || true
 		(cd "$SRC_DIR" && find "${SOURCES[@]}" -type f -print0 | sort -z | xargs -0 sha256sum)
 	} | sha256sum | cut -d' ' -f1
@@ -85,7 +97,8 @@ build()
 		arch=(ARCH=um)
 	fi
 	(cd "$SRC_DIR" && cp -r "${SOURCES[@]}" "$dir/")
-	if ! make -C "$kdir" "${arch[@]}" M="$dir" W=1 modules >"$log" 2>&1; then
+	echo "build-module.sh: toolchain $tc_desc" >"$log"
+	if ! in_toolchain make -C "$(readlink -f "$kdir")" "${arch[@]}" M="$dir" W=1 modules >>"$log" 2>&1; then
 		cat "$log" >&2
 		die 1 "build against $kdir failed"
 	fi
@@ -117,6 +130,7 @@ main()
 	kdir="$kernel_dir/build"
 	[[ -e "$kdir/Makefile" ]] || die 2 "$kdir/Makefile missing: no kernel build tree for $kver"
 	[[ -e "$kdir/Module.symvers" ]] || die 2 "$kdir/Module.symvers missing: $kver was built without module support?"
+	choose_toolchain "$kernel_dir"
 
 	hash="$(source_hash "$kdir" "$kver")"
 	out="$CACHE/modbuild/$kver/${hash:0:16}"

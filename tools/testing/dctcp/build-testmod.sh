@@ -9,11 +9,15 @@
 # KERNEL_DIR is a kernel directory in the cache layout (kver, build/), e.g.
 # the output of tools/testing/qemu/fetch-kernel.sh. The build runs with W=1
 # in $CACHE/modbuild/<kver>/<name>-<hash>/, <hash> covering the sources and
-# the kernel tree; a finished directory is reused and never modified.
+# the kernel tree and the toolchain; a finished directory is reused and
+# never modified. The compiler is the kernel's own, as for tcp_dctcp.ko
+# (tools/testing/toolchain/select.sh).
 # Build output goes to stderr. Exit status 0 ok, 1 build failed, 2 usage.
 set -eu
 
 readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
+# shellcheck source=../toolchain/select.sh
+source "$(dirname "$0")/../toolchain/select.sh"
 tmp_dir=""
 
 cleanup()
@@ -37,6 +41,7 @@ source_hash()
 
 	{
 		echo "$kver $(readlink -f "$kdir")"
+		echo "$tc_desc"
 		stat -c '%n %s %Y' "$kdir/Module.symvers" 2>/dev/null || true
 		(cd "$src" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 	} | sha256sum | cut -c1-16
@@ -54,13 +59,15 @@ main()
 	kdir=$kernel_dir/build
 	[[ -e $kdir/Makefile ]] || die 2 "$kdir/Makefile missing: no build tree for $kver"
 	name=$(basename "$(cd "$src" && pwd)")
+	choose_toolchain "$kernel_dir"
 	out=$CACHE/modbuild/$kver/$name-$(source_hash "$kdir" "$kver" "$src")
 
 	if ! compgen -G "$out/*.ko" > /dev/null; then
 		mkdir -p "$CACHE/modbuild/$kver"
 		tmp_dir=$(mktemp -d "$CACHE/modbuild/$kver/.$name.XXXXXX")
 		cp -r "$src/." "$tmp_dir/"
-		if ! make -C "$kdir" M="$tmp_dir" W=1 modules >&2; then
+		echo "build-testmod.sh: toolchain $tc_desc" >&2
+		if ! in_toolchain make -C "$(readlink -f "$kdir")" M="$tmp_dir" W=1 modules >&2; then
 			die 1 "$name: build against $kdir failed"
 		fi
 		chmod 755 "$tmp_dir"

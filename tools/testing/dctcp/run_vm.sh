@@ -5,18 +5,22 @@
 # User-Mode Linux on simulated time for KERNEL "uml".
 #
 #   run_vm.sh KERNEL [--impl ours|intree] [--ko FILE] [--rate RATE]
-#             [--log FILE] [SCRIPT...]
+#             [--log FILE] [--core | SCRIPT...]
 #
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
-# deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
+# deb-* (fetched by tools/testing/qemu/fetch-kernel.sh: deb-5.10 .. deb-7.3) or
 # "debug" (base.config + debug.config, built and cached by
 # tools/testing/kernel/build-kernel.sh; RATE=2mbit K=9000 by default there)
 # or "uml" (tools/testing/uml/build-uml.sh, run by tools/testing/uml/uml-run.sh
 # on simulated time; a uml-* cache name or a dir with a `linux` executable
-# is UML too).  RATE and K from the environment are passed to the guest.
-# SCRIPTs default to the suite's TEST_PROGS (its kselftest Makefile) for
-# the back end: the simulated-time scripts (dctcp_sim_*.sh, exact timing)
-# on UML, the others on QEMU.
+# is UML too).  RATE, K and ACCECN_* (dctcp_accecn.sh) from the
+# environment are passed to the guest.  SCRIPTs default to the suite's
+# TEST_PROGS (its kselftest Makefile) for the back end: the simulated-time
+# scripts (dctcp_sim_*.sh, exact timing) on UML, the others on QEMU.
+# --core runs the core subset instead (CORE_SCRIPTS below: load and
+# identity, parameters, selection, fallback, marking, lifecycle, AccECN),
+# the checks for kernels that do not get the whole suite; the scripts it
+# leaves out are named in the output.
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
@@ -49,9 +53,17 @@ SIM_RE='^dctcp_sim_.*\.sh$'	# the scripts that need simulated time
 # Booting, building the initramfs and the final kmemleak scan, seconds.
 VM_BOOT_MARGIN=180
 
+# --core: dctcp_module.sh (the module is ours, parameters), dctcp_select.sh
+# (selection, ECN, fallback to dctcp-reno), dctcp_marking.sh (marks become
+# alpha), dctcp_lifecycle.sh (unload while in use, load/unload cycles),
+# dctcp_accecn.sh (AccECN on 7.x, its absence elsewhere).
+CORE_SCRIPTS=(dctcp_module.sh dctcp_select.sh dctcp_marking.sh
+	      dctcp_lifecycle.sh dctcp_accecn.sh)
+
 KERNEL=
 IMPL=ours
 KO=
+CORE=
 RATE=
 LOG=
 SCRIPTS=()
@@ -83,6 +95,7 @@ parse_args()
 		--ko)		KO=${2:?}; shift ;;
 		--rate)		RATE=${2:?}; shift ;;
 		--log)		LOG=${2:?}; shift ;;
+		--core)		CORE=y ;;
 		-h|--help)	usage ;;
 		-*)		echo "unknown option $1" >&2; usage ;;
 		*)
@@ -97,6 +110,7 @@ parse_args()
 	done
 	[[ -n $KERNEL ]] || usage
 	[[ $IMPL == ours || $IMPL == intree ]] || die "--impl ours|intree"
+	[[ -z $CORE ]] || (( ! ${#SCRIPTS[@]} )) || die "--core or SCRIPTs, not both"
 }
 
 # Print the kernel directory for KERNEL, fetching or building it.
@@ -156,7 +170,7 @@ tap_fail()
 
 main()
 {
-	local kdir rc start script_timeout clash backend vm_args=()
+	local kdir rc start script_timeout clash backend v vm_args=()
 
 	parse_args "$@"
 	start=$SECONDS
@@ -175,6 +189,12 @@ main()
 		RATE=${RATE:-2mbit}
 		K=${K:-9000}
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-3}
+	fi
+	if [[ -n $CORE ]]; then
+		SCRIPTS=("${CORE_SCRIPTS[@]}")
+		echo "# core subset: ${SCRIPTS[*]}; not run here:" \
+			"$(suite_scripts "$backend" | tr ' ' '\n' |
+			   grep -vxF -f <(printf '%s\n' "${SCRIPTS[@]}") | tr '\n' ' ')"
 	fi
 	(( ${#SCRIPTS[@]} )) || read -ra SCRIPTS <<< "$(suite_scripts "$backend")"
 	script_timeout=$(( $(sed -n 's/^timeout=//p' "$SUITE/settings") * ${TIMEOUT_SCALE:-1} ))
@@ -204,6 +224,9 @@ main()
 	vm_args+=(--env "DCTCP_IMPL=$IMPL" --env "SCRIPT_TIMEOUT=$script_timeout")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
 	[[ -z ${K:-} ]] || vm_args+=(--env "K=$K")
+	for v in ACCECN_PROBS ACCECN_SECS ACCECN_TABLE; do
+		[[ -z ${!v:-} ]] || vm_args+=(--env "$v=${!v}")
+	done
 	[[ -z $LOG ]] || vm_args+=(--log "$LOG")
 
 	set +e

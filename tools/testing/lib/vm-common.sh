@@ -271,6 +271,9 @@ stage_run_tree()
 
 	mkdir -p "$root/etc/vm-run"
 	install_kmods "$root"
+	# the kernel's own userland, if it has one (fetch-kernel.sh gives
+	# 7.x guests their release's iproute2); --overlay may override it
+	[ ! -d "$KDIR/userland" ] || cp -a "$KDIR/userland/." "$root/"
 	for src in "${OVERLAYS[@]}"; do
 		[ -d "$src" ] || die "--overlay $src is not a directory"
 		cp -a "$src/." "$root/"

@@ -331,8 +331,11 @@ restore_params()
 	local p
 
 	[[ -d $MOD/parameters ]] || return 0
+	# only what changed: a write runs the parameter's setter, which would
+	# hide a module whose initial state differs from what it reads back
 	for p in "${!SAVED_PARAMS[@]}"; do
-		[[ -w $MOD/parameters/$p ]] &&
+		[[ -w $MOD/parameters/$p ]] || continue
+		[[ $(cat "$MOD/parameters/$p") == "${SAVED_PARAMS[$p]}" ]] ||
 			echo "${SAVED_PARAMS[$p]}" > "$MOD/parameters/$p" 2>/dev/null
 	done
 	return 0
