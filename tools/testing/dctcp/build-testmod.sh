@@ -49,7 +49,7 @@ source_hash()
 
 main()
 {
-	local kernel_dir=${1:-} src=${2:-} kdir kver name out
+	local kernel_dir=${1:-} src=${2:-} kdir kver name out arch=()
 
 	[[ $# -eq 2 ]] || { sed -n '4,13s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 	command -v make > /dev/null || die 2 "make missing: apt-get install build-essential"
@@ -60,6 +60,8 @@ main()
 	[[ -e $kdir/Makefile ]] || die 2 "$kdir/Makefile missing: no build tree for $kver"
 	name=$(basename "$(cd "$src" && pwd)")
 	choose_toolchain "$kernel_dir"
+	# a User-Mode Linux tree is built, and so must be used, with ARCH=um
+	! grep -qx 'CONFIG_UML=y' "$kdir/.config" 2>/dev/null || arch=(ARCH=um)
 	out=$CACHE/modbuild/$kver/$name-$(source_hash "$kdir" "$kver" "$src")
 
 	if ! compgen -G "$out/*.ko" > /dev/null; then
@@ -67,7 +69,8 @@ main()
 		tmp_dir=$(mktemp -d "$CACHE/modbuild/$kver/.$name.XXXXXX")
 		cp -r "$src/." "$tmp_dir/"
 		echo "build-testmod.sh: toolchain $tc_desc" >&2
-		if ! in_toolchain make -C "$(readlink -f "$kdir")" M="$tmp_dir" W=1 modules >&2; then
+		if ! in_toolchain make -C "$(readlink -f "$kdir")" "${arch[@]}" \
+			M="$tmp_dir" W=1 modules >&2; then
 			die 1 "$name: build against $kdir failed"
 		fi
 		chmod 755 "$tmp_dir"

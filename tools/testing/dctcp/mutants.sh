@@ -40,9 +40,9 @@ readonly CANARY=no-fallback
 # name|file|perl substitution (perl -0pe)|killer stages|what it breaks
 readonly MUTANTS=(
 	'alpha-never-updated|tcp_dctcp.c|s/\tWRITE_ONCE\(ca->alpha_fp, alpha\);\n//|qemu:dctcp_marking.sh qemu:dctcp_trace.sh|alpha never updated'
-	'ssthresh-fixed-alpha|tcp_dctcp.c|s/dctcp_reduced_cwnd\(tcp_snd_cwnd\(tp\), ca->alpha_fp\)/dctcp_reduced_cwnd(tcp_snd_cwnd(tp), DCTCP_MAX_ALPHA_FP \/ 2)/|qemu:dctcp_trace.sh|ssthresh ignores alpha (fixed alpha 1/2)'
-	'halve-on-ce|tcp_dctcp.c|s/return dctcp_reduced_cwnd\(tcp_snd_cwnd\(tp\), ca->alpha_fp\);/return max(tcp_snd_cwnd(tp) >> 1U, 2U);/|qemu:dctcp_trace.sh|halves on every CE mark, like RFC 3168'
-	'g-off-by-one|tcp_dctcp.c|s/(dctcp_next_alpha\(ca->alpha_fp, delivered_ce, delivered,\s*)shift_g\)/${1}shift_g + 1)/|qemu:dctcp_trace.sh|EWMA gain g/2 instead of g'
+	'ssthresh-fixed-alpha|tcp_dctcp.c|s/dctcp_reduced_cwnd\(tcp_snd_cwnd\(tp\), ca->alpha_fp\)/dctcp_reduced_cwnd(tcp_snd_cwnd(tp), DCTCP_MAX_ALPHA_FP \/ 2)/|qemu:dctcp_trace.sh uml:dctcp_sim_kbdp.sh|ssthresh ignores alpha (fixed alpha 1/2)'
+	'halve-on-ce|tcp_dctcp.c|s/return dctcp_reduced_cwnd\(tcp_snd_cwnd\(tp\), ca->alpha_fp\);/return max(tcp_snd_cwnd(tp) >> 1U, 2U);/|qemu:dctcp_trace.sh uml:dctcp_sim_kbdp.sh|halves on every CE mark, like RFC 3168'
+	'g-off-by-one|tcp_dctcp.c|s/(dctcp_next_alpha\(ca->alpha_fp, delivered_ce, delivered,\s*)shift_g\)/${1}shift_g + 1)/|qemu:dctcp_trace.sh uml:dctcp_sim_alpha.sh|EWMA gain g/2 instead of g'
 	'no-decay-to-zero|include/dctcp_math.h|s/return alpha_fp - \(decay \? decay : alpha_fp\);/return alpha_fp - decay;/|unit|alpha sticks above 0 after marking stops'
 	'reduction-full-alpha|include/dctcp_math.h|s/\(DCTCP_ALPHA_FP_SHIFT \+ 1\)\)/(DCTCP_ALPHA_FP_SHIFT))/|unit|cwnd * (1 - alpha) instead of (1 - alpha / 2)'
 	'clamp-ignored|tcp_dctcp.c|s/if \(READ_ONCE\(dctcp_clamp_alpha_on_loss\)\)/if (0 \&\& READ_ONCE(dctcp_clamp_alpha_on_loss))/|qemu:dctcp_alpha.sh qemu:dctcp_trace.sh|dctcp_clamp_alpha_on_loss ignored'

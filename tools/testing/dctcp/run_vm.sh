@@ -6,6 +6,7 @@
 #
 #   run_vm.sh KERNEL [--impl ours|intree] [--ko FILE] [--rate RATE]
 #             [--log FILE] [--core | SCRIPT...]
+#   run_vm.sh --prepare KERNEL
 #
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
 # deb-* (fetched by tools/testing/qemu/fetch-kernel.sh: deb-5.10 .. deb-7.3) or
@@ -20,7 +21,8 @@
 # --core runs the core subset instead (CORE_SCRIPTS below: load and
 # identity, parameters, selection, fallback, marking, lifecycle, AccECN),
 # the checks for kernels that do not get the whole suite; the scripts it
-# leaves out are named in the output.
+# leaves out are named in the output.  --prepare only fetches or builds
+# the kernel and the modules a run would boot (tools/testing/prepare.sh).
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
@@ -64,6 +66,7 @@ KERNEL=
 IMPL=ours
 KO=
 CORE=
+PREPARE=
 RATE=
 LOG=
 SCRIPTS=()
@@ -83,7 +86,7 @@ die()
 
 usage()
 {
-	sed -n '4,10s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -96,6 +99,7 @@ parse_args()
 		--rate)		RATE=${2:?}; shift ;;
 		--log)		LOG=${2:?}; shift ;;
 		--core)		CORE=y ;;
+		--prepare)	PREPARE=y ;;
 		-h|--help)	usage ;;
 		-*)		echo "unknown option $1" >&2; usage ;;
 		*)
@@ -220,6 +224,10 @@ main()
 		clash=$("$HERE/build-testmod.sh" "$kdir" "$HERE/clash") ||
 			{ tap_fail "dctcp_clash.ko build for $KERNEL failed"; exit 1; }
 		vm_args+=(--file "$clash:/opt/dctcp/dctcp_clash.ko")
+	fi
+	if [[ -n $PREPARE ]]; then
+		echo "# prepared $KERNEL: $kdir ${KO:+$KO }${clash:-}"
+		exit 0
 	fi
 	vm_args+=(--env "DCTCP_IMPL=$IMPL" --env "SCRIPT_TIMEOUT=$script_timeout")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
