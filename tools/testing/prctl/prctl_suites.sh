@@ -6,12 +6,16 @@
 # Used inside vm-run.sh guests (binaries in /opt/prctl) and on the host
 # (PRCTL_BIN_DIR pointing at a directory with the same files).
 #
-#   selftest        set_mm_map_test (kselftest harness)
-#   fuzz            set_mm_map_fuzz -n $FUZZ_COUNT (default 2000)
-#   mm_map-present  tools/mm_map test, PR_SET_MM_MAP expected
-#   mm_map-absent   same, expecting the legacy fallback (base kernel)
-#   criu-map        criu dump/restore, restorer must use PR_SET_MM_MAP
-#   criu-legacy     same, restorer must fall back to legacy PR_SET_MM
+#   selftest         set_mm_map_test (kselftest harness)
+#   legacy-upstream  set_mm_legacy_test, today's rules expected
+#   legacy-3.17      the same, 3.17's per-field rules expected (base)
+#   fuzz             set_mm_map_fuzz -n $FUZZ_COUNT (default 2000)
+#   mm_map-present   tools/mm_map test, PR_SET_MM_MAP expected
+#   mm_map-absent    same, expecting the legacy fallback (base kernel)
+#   criu-map         criu dump/restore without CAP_SYS_RESOURCE: the
+#                    restorer must use PR_SET_MM_MAP
+#   criu-legacy      same, it must fail there and restore through the
+#                    legacy PR_SET_MM with the capability
 set -u
 
 readonly DIR="${PRCTL_BIN_DIR:-/opt/prctl}"
@@ -42,6 +46,9 @@ main() {
 		case "$s" in
 		selftest)
 			run_suite "$s" "$DIR/set_mm_map_test" ;;
+		legacy-upstream|legacy-3.17)
+			run_suite "$s" env MM_LEGACY_RULES="${s#legacy-}" \
+				"$DIR/set_mm_legacy_test" ;;
 		fuzz)
 			run_suite "$s" "$DIR/set_mm_map_fuzz" -n "${FUZZ_COUNT:-2000}" -v ;;
 		mm_map-present|mm_map-absent)
@@ -50,6 +57,7 @@ main() {
 		criu-map|criu-legacy)
 			load_criu_kmods
 			run_suite "$s" env EXPECT_MM_PATH="${s#criu-}" \
+				CRIU_TARGET="$DIR/criu_target" \
 				"$DIR/criu_restore.sh" ;;
 		*)
 			echo "### suite $s"

@@ -6,29 +6,39 @@
 #
 #   run_all.sh [-k "host deb-6.1 deb-6.12 base patched"] [-n FUZZ_COUNT]
 #
-#   host      the running kernel: selftest, fuzz, mm_map
-#   deb-6.1   Debian's 6.1 in QEMU (upstream PR_SET_MM_MAP): + criu
-#   deb-6.12  Debian's 6.12 in QEMU: selftest, fuzz, mm_map
-#   base      6.1 without PR_SET_MM_MAP (prep-base.sh): the probe must say
-#             absent (EINVAL), mm_map must fall back to legacy PR_SET_MM,
-#             criu must restore through the legacy path
-#   patched   base + prctl_mm_map.patch: selftest, fuzz, mm_map, criu
-#   patched-debug  the same with debug.config (KASAN, lockdep, kmemleak):
-#             selftest, fuzz, mm_map; not in the default list (slow build)
+#   host      the running kernel: selftest, fuzz, mm_map (and the legacy
+#             test if root has CAP_SYS_RESOURCE there)
+#   deb-6.1   Debian's 6.1 in QEMU (upstream PR_SET_MM_MAP): + legacy, criu
+#   deb-6.12  Debian's 6.12 in QEMU: selftest, legacy, fuzz, mm_map
+#   base      6.1 without PR_SET_MM_MAP (prep-base.sh): the legacy test
+#             with 3.17's rules, mm_map must find it absent and fall back,
+#             criu must fail without CAP_SYS_RESOURCE and restore through
+#             the legacy path with it
+#   patched   base + prctl_mm_map.patch: selftest, legacy, fuzz, mm_map,
+#             criu without CAP_SYS_RESOURCE
+#   patched-debug  the same with debug.config (KASAN, lockdep, kmemleak),
+#             without criu; not in the default list (slow build)
 #
-# Every VM runs with --dmesg-check; a hang (124), a crash or a kernel splat
-# (125) fails that kernel.  The selftest's per-case results must be the
-# same on every kernel that has PR_SET_MM_MAP.
+# The selftests come from tools/testing/selftests/prctl/mm_map (kselftest
+# target prctl/mm_map), built static here for the guests.  Every VM runs
+# with --dmesg-check; a hang (124), a crash or a kernel splat (125) fails
+# that kernel.  The selftest's per-case verdicts must be the same on every
+# kernel that has PR_SET_MM_MAP, and the legacy test's per-case results
+# must be the same on patched as on Debian's 6.1 (the base differs where
+# 3.17's rules do: that table is printed).
 #   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE
 set -eu
+shopt -s inherit_errexit
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-TOP="$(cd "$HERE/../../../.." && pwd)"
+TOP="$(cd "$HERE/../../.." && pwd)"
 readonly HERE TOP
 readonly KTOOLS="$TOP/tools/testing/kernel"
 readonly QEMU_DIR="$TOP/tools/testing/qemu"
+readonly SELFTESTS="$TOP/tools/testing/selftests/prctl/mm_map"
 readonly DEFAULT_KERNELS="host deb-6.1 deb-6.12 base patched"
 readonly ALL_KERNELS="$DEFAULT_KERNELS patched-debug"
+readonly CAP_SYS_RESOURCE=24
 
 KERNELS="$DEFAULT_KERNELS"
 FUZZ_COUNT="${FUZZ_COUNT:-2000}"
@@ -37,7 +47,7 @@ N=0
 FAILED=0
 WORK=""
 VM_OPTS=()
-declare -A SELFTEST_RESULT=()
+declare -A SELFTEST_RESULT=() LEGACY_RESULT=() VERDICT=()
 
 ok() { N=$((N + 1)); echo "ok $N - $*"; }
 not_ok() { N=$((N + 1)); FAILED=1; echo "not ok $N - $*"; }
@@ -52,13 +62,26 @@ skip() {
 note() { echo "# $*"; }
 die() { echo "Bail out! $*"; exit 1; }
 
+# Per-kernel tally for the verdict table: KERNEL ok|fail|skip.
+tally() {
+	local k="$1" what="$2" o f s
+
+	read -r o f s <<<"${VERDICT[$k]:-0 0 0}"
+	case "$what" in
+	ok) o=$((o + 1)) ;;
+	fail) f=$((f + 1)) ;;
+	skip) s=$((s + 1)) ;;
+	esac
+	VERDICT[$k]="$o $f $s"
+}
+
 cleanup() {
 	[ -z "$WORK" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,29s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -88,6 +111,8 @@ check_tools() {
 		command -v qemu-system-x86_64 >/dev/null ||
 			die "qemu-system-x86_64 missing: apt-get install qemu-system-x86"
 		[ -x "$QEMU_DIR/vm-run.sh" ] || die "$QEMU_DIR/vm-run.sh missing"
+		[ -x /usr/sbin/criu ] || die "criu missing: apt-get install criu"
+		[ -x /usr/bin/setpriv ] || die "setpriv missing: apt-get install util-linux"
 	fi
 }
 
@@ -98,19 +123,23 @@ build_userland() {
 	src=$("$KTOOLS/unpack-source.sh")
 	ksft="$src/tools/testing/selftests"
 	WORK=$(mktemp -d /tmp/prctl-run-all.XXXXXX)
-	mkdir -p "$WORK/bin" "$WORK/st"
-	if make -s -C "$HERE" KSFT_DIR="$ksft" OUTPUT="$WORK/st" \
-		"$WORK/st/set_mm_map_test" "$WORK/st/set_mm_map_fuzz" >"$WORK/build.log" 2>&1 &&
-	   make -s -C "$TOP/tools/mm_map" >>"$WORK/build.log" 2>&1; then
-		ok "build: set_mm_map_test, set_mm_map_fuzz, mm_map (static)"
+	mkdir -p "$WORK/bin" "$WORK/st" "$WORK/mm_map"
+	if make -s -C "$SELFTESTS" KSFT_DIR="$ksft" OUTPUT="$WORK/st" \
+		LDFLAGS=-static >"$WORK/build.log" 2>&1 &&
+	   make -s -C "$TOP/tools/mm_map" LDFLAGS=-static \
+		>>"$WORK/build.log" 2>&1 &&
+	   gcc -O2 -Wall -static -o "$WORK/bin/criu_target" \
+		"$HERE/criu_target.c" >>"$WORK/build.log" 2>&1; then
+		ok "build: set_mm_map_test, set_mm_legacy_test, set_mm_map_fuzz, mm_map, criu_target (static)"
 	else
-		not_ok "build: set_mm_map_test, set_mm_map_fuzz, mm_map (static)"
+		not_ok "build: set_mm_map_test, set_mm_legacy_test, set_mm_map_fuzz, mm_map, criu_target (static)"
 		sed 's/^/# /' "$WORK/build.log"
 		die "cannot test without the binaries"
 	fi
-	cp "$WORK/st/set_mm_map_test" "$WORK/st/set_mm_map_fuzz" \
-	   "$TOP/tools/mm_map/mm_map" "$TOP/tools/mm_map/test_mm_map.sh" \
-	   "$HERE/criu_restore.sh" "$HERE/prctl_suites.sh" "$WORK/bin/"
+	cp "$WORK/st/set_mm_map_test" "$WORK/st/set_mm_legacy_test" \
+	   "$WORK/st/set_mm_map_fuzz" "$TOP/tools/mm_map/mm_map" \
+	   "$TOP/tools/mm_map/test_mm_map.sh" "$HERE/criu_restore.sh" \
+	   "$HERE/prctl_suites.sh" "$WORK/bin/"
 }
 
 # Renumber the TAP lines of one prctl_suites.sh run, prefix "KERNEL/SUITE:",
@@ -128,18 +157,20 @@ relay() {
 			case "$rc" in
 			0) ok "$kernel/$suite: exited 0" ;;
 			4) skip "$kernel/$suite" "the suite skipped itself" ;;
-			*) not_ok "$kernel/$suite: exited $rc" ;;
+			*) not_ok "$kernel/$suite: exited $rc"; tally "$kernel" fail ;;
 			esac
 			suite=""
 			continue ;;
+		"# legacy-result "*)
+			LEGACY_RESULT[$kernel]+="${line#\# legacy-result }"$'\n' ;;
 		esac
 		if [[ "$line" =~ ^(not\ )?ok\ ([0-9]+)\ ?(-\ )?(.*)$ ]]; then
 			status="${BASH_REMATCH[1]:+not }ok"
 			num="${BASH_REMATCH[2]}"
 			desc="${BASH_REMATCH[4]}"
 			N=$((N + 1))
-			[ "$status" = ok ] || FAILED=1
-			if [[ "$desc" =~ ^#\ SKIP ]]; then
+			if [[ "$desc" =~ \#\ SKIP ]]; then
+				tally "$kernel" skip
 				if [ "${CI:-}" = true ]; then
 					status="not ok"
 					FAILED=1
@@ -147,6 +178,12 @@ relay() {
 				echo "$status $N - $kernel/$suite: case $num $desc"
 				desc="skip"
 			else
+				if [ "$status" = ok ]; then
+					tally "$kernel" ok
+				else
+					tally "$kernel" fail
+					FAILED=1
+				fi
 				echo "$status $N - $kernel/$suite: $desc"
 			fi
 			[ "$suite" != selftest ] ||
@@ -163,14 +200,31 @@ relay() {
 	[ -z "$suite" ] || not_ok "$kernel/$suite: output ended inside the suite"
 }
 
-host_run() {
-	local log="$WORK/host.log"
+host_suites() {
+	local eff
 
-	note "host: $(uname -r)"
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+	if (( (0x$eff >> CAP_SYS_RESOURCE) & 1 )); then
+		echo "selftest legacy-upstream fuzz mm_map-present"
+	else
+		echo "selftest fuzz mm_map-present"
+	fi
+}
+
+host_run() {
+	local log="$WORK/host.log" suites start=$SECONDS
+
+	suites=$(host_suites)
+	note "host: $(uname -r): $suites"
+	case "$suites" in
+	*legacy*) ;;
+	*) note "host: root lacks CAP_SYS_RESOURCE here: no legacy PR_SET_MM test" ;;
+	esac
+	# shellcheck disable=SC2086 # word list
 	PRCTL_BIN_DIR="$WORK/bin" FUZZ_COUNT="$FUZZ_COUNT" \
-		"$WORK/bin/prctl_suites.sh" selftest fuzz mm_map-present \
-		>"$log" 2>&1 || true
+		"$WORK/bin/prctl_suites.sh" $suites >"$log" 2>&1 || true
 	relay host <"$log"
+	note "host: suites ran in $((SECONDS - start)) s"
 }
 
 kernel_dir() {
@@ -198,6 +252,15 @@ kernel_dir() {
 	esac
 }
 
+# The kernel's .config, for the selftests' mmap_min_addr oracle.
+kernel_config() {
+	if [ -f "$1/config" ]; then
+		echo "$1/config"
+	else
+		echo "$1/build/.config"
+	fi
+}
+
 # Extra vm-run.sh options (into VM_OPTS): Debian kernels have criu's
 # needs as modules.
 vm_opts_for() {
@@ -214,33 +277,38 @@ vm_opts_for() {
 
 suites_for() {
 	case "$1" in
-	deb-6.1)	echo "selftest fuzz mm_map-present criu-map" ;;
-	deb-6.12)	echo "selftest fuzz mm_map-present" ;;
-	base)		echo "mm_map-absent criu-legacy" ;;
-	patched)	echo "selftest fuzz mm_map-present criu-map" ;;
-	patched-debug)	echo "selftest fuzz mm_map-present" ;;
+	deb-6.1)	echo "selftest legacy-upstream fuzz mm_map-present criu-map" ;;
+	deb-6.12)	echo "selftest legacy-upstream fuzz mm_map-present" ;;
+	base)		echo "legacy-3.17 mm_map-absent criu-legacy" ;;
+	patched)	echo "selftest legacy-upstream fuzz mm_map-present criu-map" ;;
+	patched-debug)	echo "selftest legacy-upstream fuzz mm_map-present" ;;
 	esac
 }
 
 vm_run_kernel() {
-	local kernel="$1" kdir log rc start suites
+	local kernel="$1" kdir log rc start suites config
 
 	start=$SECONDS
 	if ! kdir=$(kernel_dir "$kernel" 2>"$WORK/$kernel.build.log"); then
 		not_ok "$kernel: kernel available (build/fetch failed)"
+		tally "$kernel" fail
 		tail -n 30 "$WORK/$kernel.build.log" | sed 's/^/# /'
 		return
 	fi
 	ok "$kernel: kernel available in $((SECONDS - start)) s ($(basename "$kdir"), $(cat "$kdir/kver"))"
+	config=$(kernel_config "$kdir")
 
 	suites=$(suites_for "$kernel")
 	vm_opts_for "$kernel"
 	log="$WORK/$kernel.vm.log"
 	rc=0
 	start=$SECONDS
+	# shellcheck disable=SC2086 # word list
 	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
 		--dmesg-check --log "$WORK/$kernel.console.log" \
 		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
+		--bin /usr/bin/setpriv \
+		--file "$config:/boot/config-$(cat "$kdir/kver")" \
 		--env FUZZ_COUNT="$FUZZ_COUNT" "${VM_OPTS[@]}" \
 		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
 	relay "$kernel" <"$log"
@@ -252,6 +320,7 @@ vm_run_kernel() {
 		"$WORK/$kernel.console.log" 2>/dev/null | head -n 40 | sed 's/^/# /' ;;
 	*) not_ok "$kernel: guest command exited $rc" ;;
 	esac
+	[ "$rc" = 0 ] || tally "$kernel" fail
 }
 
 # Every kernel with PR_SET_MM_MAP must give the same per-case verdicts.
@@ -278,8 +347,63 @@ compare_selftests() {
 	fi
 }
 
+# Legacy PR_SET_MM, case by case: a table over the kernels, and patched
+# (and Debian's 6.12, the host) must equal Debian's 6.1 in every case.
+compare_legacy() {
+	local k kernels=() ref cases c row same=1 differ=""
+
+	for k in host deb-6.1 deb-6.12 base patched patched-debug; do
+		[ -n "${LEGACY_RESULT[$k]:-}" ] && kernels+=("$k")
+	done
+	[ ${#kernels[@]} -ge 2 ] || return 0
+	note "legacy PR_SET_MM per case: ${kernels[*]}"
+	cases=$(for k in "${kernels[@]}"; do echo -n "${LEGACY_RESULT[$k]}"; done |
+		awk '{ print $1 }' | awk '!seen[$0]++')
+	for c in $cases; do
+		row=""
+		for k in "${kernels[@]}"; do
+			row+=" $(awk -v c="$c" '$1 == c { print $2 }' <<<"${LEGACY_RESULT[$k]}")"
+		done
+		note "  $(printf '%-28s' "$c")$row"
+	done
+	ref="${LEGACY_RESULT[deb-6.1]:-}"
+	if [ -z "$ref" ]; then
+		note "legacy: no deb-6.1 run to compare with"
+		return 0
+	fi
+	for k in "${kernels[@]}"; do
+		[ "$k" != deb-6.1 ] || continue
+		if [ "$k" = base ]; then
+			differ=$(diff <(sort <<<"$ref") <(sort <<<"${LEGACY_RESULT[base]}") |
+				awk '/^>/ { print $2 }' | sort -u | tr '\n' ' ') || true
+			note "legacy: base (3.17 rules) differs from deb-6.1 in: ${differ:-nothing}"
+			continue
+		fi
+		if [ "$(sort <<<"$ref")" != "$(sort <<<"${LEGACY_RESULT[$k]}")" ]; then
+			same=0
+			diff <(sort <<<"$ref") <(sort <<<"${LEGACY_RESULT[$k]}") |
+				sed "s/^/# deb-6.1 vs $k: /" || true
+		fi
+	done
+	if [ "$same" = 1 ]; then
+		ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${kernels[*]/base/}"
+	else
+		not_ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${kernels[*]/base/}"
+	fi
+}
+
+verdict_table() {
+	local k o f s
+
+	note "verdicts (TAP lines ok / not ok / skip per kernel):"
+	for k in $KERNELS; do
+		read -r o f s <<<"${VERDICT[$k]:-0 0 0}"
+		note "  $(printf '%-14s' "$k") ok $o, not ok $f, skip $s: $([ "$f" = 0 ] && echo PASS || echo FAIL)"
+	done
+}
+
 main() {
-	local k
+	local k start=$SECONDS
 
 	parse_args "$@"
 	echo "TAP version 13"
@@ -297,6 +421,9 @@ main() {
 		fi
 	done
 	compare_selftests
+	compare_legacy
+	verdict_table
+	note "total wall time $((SECONDS - start)) s"
 	echo "1..$N"
 	exit "$FAILED"
 }

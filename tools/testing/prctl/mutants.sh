@@ -1,0 +1,275 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Can the PR_SET_MM_MAP tests fail?  Build kernels from deliberately broken
+# copies of prctl_mm_map.patch (one rule changed each) and check that the
+# tests notice every one of them.  One TAP line per mutant, "ok" when it
+# was killed, with the tests that failed on it; first the control: the
+# unbroken patch must pass the same tests.
+#
+#   mutants.sh [-l] [-f] [MUTANT...]   (default: all of them)
+#     -l  list the mutants and exit
+#     -f  ignore cached verdicts
+#
+# Each mutant is base + patch with one perl substitution applied to the
+# patched kernel/sys.c, built by build-kernel.sh as an incremental rebuild
+# of the cached base tree, then booted once (QEMU, --dmesg-check: a splat
+# kills a mutant too) to run set_mm_map_test, set_mm_legacy_test and
+# set_mm_map_fuzz.  A verdict is cached under $CACHE/prctl-mutants/ by the
+# hash of the mutant patch, the base tree's inputs and the test binaries,
+# so a rerun after an unrelated change costs nothing; the mutant kernels
+# themselves are deleted after their run.  The VM part runs under
+# flock $VM_LOCK (default /tmp/dctcp-vm.lock, empty: no lock): do not wrap
+# this script in the same flock.
+#   env: FUZZ_COUNT (2000), VM_TIMEOUT (600 s), DCTCP_CACHE, VM_LOCK
+set -eu
+shopt -s inherit_errexit
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TOP="$(cd "$HERE/../../.." && pwd)"
+readonly HERE TOP
+readonly KTOOLS="$TOP/tools/testing/kernel"
+readonly SELFTESTS="$TOP/tools/testing/selftests/prctl/mm_map"
+readonly CACHE="${DCTCP_CACHE:-/var/cache/dctcp-oot}"
+readonly VERDICTS="$CACHE/prctl-mutants"
+readonly VM_LOCK="${VM_LOCK-/tmp/dctcp-vm.lock}"
+readonly FUZZ_COUNT="${FUZZ_COUNT:-2000}"
+readonly VM_TIMEOUT="${VM_TIMEOUT:-600}"
+readonly SUITES="selftest legacy-upstream fuzz"
+WORK=""
+N=0
+FAILED=0
+FORCE=0
+TEST_HASH=""
+TREE_INPUTS_HASH=""
+
+# name|perl substitution on the patched kernel/sys.c|what it breaks
+readonly MUTANTS=(
+	'data-strict|s/map->start_data > map->end_data/map->start_data >= map->end_data/|start_data < end_data required (3.18)'
+	'no-rlimit|s/if \(check_data_rlimit\(rlimit\(RLIMIT_DATA\)/if (0 \&\& check_data_rlimit(rlimit(RLIMIT_DATA)/|RLIMIT_DATA ignored'
+	'task-size-le|s/addrs\[i\] >= TASK_SIZE/addrs[i] > TASK_SIZE/|TASK_SIZE itself accepted'
+	'auxv-bound|s/map\.auxv_size > sizeof\(mm->saved_auxv\)/map.auxv_size >= sizeof(mm->saved_auxv)/|a full-size auxv refused'
+	'exe-einval|s/return -EPERM;\n\n\t\terror = prctl_set_mm_exe_file/return -EINVAL;\n\n\t\terror = prctl_set_mm_exe_file/|EINVAL instead of EPERM for exe_fd (3.18)'
+	'mmap-min-le|s/addrs\[i\] < mmap_min_addr/addrs[i] <= mmap_min_addr/|mmap_min_addr itself refused'
+	'no-auxv-zero-fill|s/unsigned long user_auxv\[AT_VECTOR_SIZE\] = \{\};\n\tstruct mm_struct/unsigned long user_auxv[AT_VECTOR_SIZE];\n\tstruct mm_struct/|auxv buffer not zero-filled'
+	'fields-before-exe|s/(\tif \(map\.exe_fd != \(u32\)-1\) \{\n.*?\n\t\}\n)\n(.*?\tmmap_read_unlock\(mm\);\n)/$2$1/s|fields and auxv written before the exe_fd checks'
+	'capable-init-ns|s/checkpoint_restore_ns_capable\(current_user_ns\(\)\)/(capable(CAP_SYS_ADMIN) || capable(CAP_CHECKPOINT_RESTORE))/|exe_fd capability checked in the initial user namespace'
+	'no-forced-at-null|s/\t\tuser_auxv\[AT_VECTOR_SIZE - 2\] = AT_NULL;\n\t\tuser_auxv\[AT_VECTOR_SIZE - 1\] = AT_NULL;\n//|auxv not forced to end with AT_NULL'
+	'start-code-le|s/map->start_code >= map->end_code/map->start_code > map->end_code/|empty code area accepted'
+	'addr-u32|s/const u64 addrs\[\] = \{/const u32 addrs[] = {/|address fields truncated to 32 bits'
+	'auxv-null-ok|s/if \(!map\.auxv \|\| map\.auxv_size/if (map.auxv_size/|NULL auxv with a size not refused up front'
+	'size-lt|s/if \(data_size != sizeof\(map\)\)/if (data_size < sizeof(map))/|a larger struct size accepted'
+	'legacy-no-validate|s/error = validate_prctl_map\(&map\);\n\tif \(error\)\n\t\tgoto out;/error = 0;/|single-field PR_SET_MM without the shared validation'
+	'legacy-no-vma|s/if \(!vma\) \{/if (0 \&\& !vma) {/|single-field stack/arg/env without the VMA check'
+)
+
+die() { echo "Bail out! $*"; exit 1; }
+note() { echo "# $*"; }
+
+cleanup() {
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+usage() {
+	sed -n '3,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+list_mutants() {
+	local m rest
+	for m in "${MUTANTS[@]}"; do
+		rest="${m#*|}"
+		printf '%-20s %s\n' "${m%%|*}" "${rest##*|}"
+	done
+}
+
+# The two files the patches touch, as in the base tree and as patched.
+prepare_sources() {
+	local src f
+
+	src=$("$KTOOLS/unpack-source.sh")
+	for f in kernel/sys.c include/uapi/linux/prctl.h; do
+		mkdir -p "$WORK/base/$(dirname "$f")"
+		cp "$src/$f" "$WORK/base/$f"
+	done
+	"$KTOOLS/prep-base.sh" "$WORK/base" 2>/dev/null ||
+		die "prep-base.sh failed on the two files"
+	cp -a "$WORK/base" "$WORK/patched"
+	patch -d "$WORK/patched" -p1 --fuzz=0 --batch -s <"$TOP/prctl_mm_map.patch" ||
+		die "prctl_mm_map.patch does not apply to the base"
+}
+
+# Static test binaries and the suite runner, as the guest's /opt/prctl.
+build_tests() {
+	local ksft
+
+	ksft="$("$KTOOLS/unpack-source.sh")/tools/testing/selftests"
+	mkdir -p "$WORK/overlay/opt/prctl"
+	make -s -C "$SELFTESTS" KSFT_DIR="$ksft" OUTPUT="$WORK/overlay/opt/prctl" \
+		LDFLAGS=-static >"$WORK/build-tests.log" 2>&1 ||
+		{ cat "$WORK/build-tests.log" >&2; die "test build failed"; }
+	cp "$HERE/prctl_suites.sh" "$WORK/overlay/opt/prctl/"
+	TEST_HASH=$(cd "$WORK/overlay/opt/prctl" && cat set_mm_map_test \
+		set_mm_legacy_test set_mm_map_fuzz prctl_suites.sh | sha256sum | cut -c1-16)
+	TREE_INPUTS_HASH=$(cat "$KTOOLS/base.config" "$KTOOLS/criu.config" \
+		"$KTOOLS/prep-base.sh" "$KTOOLS/base-remove-mm-map.patch" \
+		"$KTOOLS/build-kernel.sh" | sha256sum | cut -c1-16)
+}
+
+# A patch from the base tree to the patched tree with @expr applied.
+make_mutant_patch() {
+	local name="$1" expr="$2" out="$3" f
+	local dir="$WORK/m-$name"
+
+	rm -rf "$dir"
+	cp -a "$WORK/patched" "$dir"
+	perl -0pi -e "$expr" "$dir/kernel/sys.c"
+	cmp -s "$dir/kernel/sys.c" "$WORK/patched/kernel/sys.c" && return 1
+	: >"$out"
+	for f in include/uapi/linux/prctl.h kernel/sys.c; do
+		(cd "$WORK" && diff -u --label "a/$f" --label "b/$f" \
+			"base/$f" "m-$name/$f" >>"$out") || true
+	done
+	rm -rf "$dir"
+}
+
+# The failing tests of one run, one "suite:test" per line.
+killers() {
+	awk -f "$HERE/killers.awk" "$1"
+}
+
+# At most four of the killers, and how many more there are.
+summarise() {
+	local all=("$@")
+
+	if [ ${#all[@]} -gt 4 ]; then
+		echo "${all[*]:0:4} (+$((${#all[@]} - 4)) more)"
+	else
+		echo "${all[*]}"
+	fi
+}
+
+# Boot @kdir, run the suites; output in @out, returns vm-run's status.
+run_vm() {
+	local kdir="$1" out="$2" cmd=()
+
+	[ -z "$VM_LOCK" ] || cmd=(flock "$VM_LOCK")
+	# shellcheck disable=SC2086 # word list
+	"${cmd[@]}" "$TOP/tools/testing/qemu/vm-run.sh" --kernel "$kdir" \
+		--timeout "$VM_TIMEOUT" --dmesg-check --overlay "$WORK/overlay" \
+		--file "$kdir/build/.config:/boot/config-$(cat "$kdir/kver")" \
+		--env FUZZ_COUNT="$FUZZ_COUNT" --log "$out.console" \
+		-- /opt/prctl/prctl_suites.sh $SUITES >"$out" 2>&1
+}
+
+build_kernel() {
+	"$KTOOLS/build-kernel.sh" --name "$1" \
+		--fragment "$KTOOLS/base.config" --fragment "$KTOOLS/criu.config" \
+		--prep "$KTOOLS/prep-base.sh" --patch "$2" 2>"$WORK/build.log"
+}
+
+# The unbroken patch must pass: otherwise every "kill" means nothing.
+control() {
+	local kdir out="$WORK/control.out" rc=0 start=$SECONDS bad
+
+	kdir=$(build_kernel prctl-mm-map "$TOP/prctl_mm_map.patch") ||
+		{ tail -n 20 "$WORK/build.log" | sed 's/^/# /'; die "patched kernel build failed"; }
+	run_vm "$kdir" "$out" || rc=$?
+	bad=$(killers "$out" | tr '\n' ' ')
+	bad="${bad% }"
+	N=$((N + 1))
+	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
+		echo "ok $N - control: the unbroken patch passes $SUITES ($((SECONDS - start)) s)"
+	else
+		FAILED=1
+		echo "not ok $N - control: the unbroken patch fails (vm-run $rc): $bad"
+		grep -E "^not ok|^### end" "$out" | sed 's/^/# /'
+		die "no point in running mutants"
+	fi
+}
+
+run_mutant() {
+	local name="$1" expr="$2" what="$3" patch hash cached kdir out
+	local rc=0 t0=$SECONDS t_build t_vm killed list=()
+
+	patch="$WORK/prctl_mm_map-$name.patch"
+	N=$((N + 1))
+	if ! make_mutant_patch "$name" "$expr" "$patch"; then
+		FAILED=1
+		echo "not ok $N - mutant $name: its substitution no longer matches the patched sys.c"
+		return
+	fi
+	hash=$( { cat "$patch"; echo "$TEST_HASH $TREE_INPUTS_HASH $FUZZ_COUNT"; } |
+		sha256sum | cut -c1-16)
+	cached="$VERDICTS/$name-$hash"
+	if [ "$FORCE" = 0 ] && [ -s "$cached" ]; then
+		killed=$(cat "$cached")
+		echo "ok $N - mutant $name ($what) killed by: $killed # cached verdict"
+		return
+	fi
+	if ! kdir=$(build_kernel "prctl-mutant-$name" "$patch"); then
+		FAILED=1
+		echo "not ok $N - mutant $name: kernel build failed"
+		tail -n 20 "$WORK/build.log" | sed 's/^/# /'
+		return
+	fi
+	t_build=$((SECONDS - t0))
+	out="$WORK/$name.out"
+	run_vm "$kdir" "$out" || rc=$?
+	t_vm=$((SECONDS - t0 - t_build))
+	rm -rf "$kdir" "$CACHE/kernels/.$(basename "$kdir").lock"
+	mapfile -t list < <(killers "$out")
+	case "$rc" in
+	0) ;;
+	125) list+=("vm:splat-or-crash") ;;
+	124) list+=("vm:hang") ;;
+	*) list+=("vm:exit($rc)") ;;
+	esac
+	killed=""
+	[ ${#list[@]} = 0 ] || killed=$(summarise "${list[@]}")
+	if ! grep -q "^### end fuzz" "$out" && [ "$rc" = 0 ]; then
+		FAILED=1
+		echo "not ok $N - mutant $name: the VM did not run the tests"
+	elif [ -n "$killed" ]; then
+		echo "ok $N - mutant $name ($what) killed by: $killed (build ${t_build} s, vm ${t_vm} s)"
+		mkdir -p "$VERDICTS"
+		echo "$killed" >"$cached"
+	else
+		FAILED=1
+		echo "not ok $N - mutant $name ($what) went unnoticed (build ${t_build} s, vm ${t_vm} s)"
+	fi
+	grep -E "^not ok|^### end" "$out" | head -n 20 | sed 's/^/# /'
+}
+
+main() {
+	local m name rest opt start=$SECONDS
+
+	while getopts "lfh" opt; do
+		case "$opt" in
+		l) list_mutants; exit 0 ;;
+		f) FORCE=1 ;;
+		*) usage ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	command -v perl >/dev/null || die "perl missing: apt-get install perl"
+	WORK=$(mktemp -d /tmp/prctl-mutants.XXXXXX)
+	echo "TAP version 13"
+	prepare_sources
+	build_tests
+	control
+	for m in "${MUTANTS[@]}"; do
+		name="${m%%|*}"
+		rest="${m#*|}"
+		if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+			continue
+		fi
+		run_mutant "$name" "${rest%|*}" "${rest##*|}"
+	done
+	note "total wall time $((SECONDS - start)) s"
+	echo "1..$N"
+	exit "$FAILED"
+}
+
+main "$@"
