@@ -59,6 +59,7 @@ readonly MUTANTS=(
 	'addr-u32|s/const u64 addrs\[\] = \{/const u32 addrs[] = {/|address fields truncated to 32 bits'
 	'auxv-null-ok|s/if \(!map\.auxv \|\| map\.auxv_size/if (map.auxv_size/|NULL auxv with a size not refused up front'
 	'size-lt|s/if \(data_size != sizeof\(map\)\)/if (data_size < sizeof(map))/|a larger struct size accepted'
+	'validate-late|s/(\terror = validate_prctl_map\(&map\);\n\tif \(error\)\n\t\treturn error;\n)\n(.*?\tmmap_read_unlock\(mm\);\n)/$2$1/s|map written before it is validated'
 	'legacy-no-validate|s/error = validate_prctl_map\(&map\);\n\tif \(error\)\n\t\tgoto out;/error = 0;/|single-field PR_SET_MM without the shared validation'
 	'legacy-no-vma|s/if \(!vma\) \{/if (0 \&\& !vma) {/|single-field stack/arg/env without the VMA check'
 )

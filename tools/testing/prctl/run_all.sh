@@ -26,7 +26,8 @@
 # kernel that has PR_SET_MM_MAP, and the legacy test's per-case results
 # must be the same on patched as on Debian's 6.1 (the base differs where
 # 3.17's rules do: that table is printed).
-#   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE
+#   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE,
+#        VM_LOCK (a file: each VM run, not the builds, under flock on it)
 set -eu
 shopt -s inherit_errexit
 
@@ -43,6 +44,7 @@ readonly CAP_SYS_RESOURCE=24
 KERNELS="$DEFAULT_KERNELS"
 FUZZ_COUNT="${FUZZ_COUNT:-2000}"
 VM_TIMEOUT="${VM_TIMEOUT:-900}"
+readonly VM_LOCK="${VM_LOCK:-}"
 N=0
 FAILED=0
 WORK=""
@@ -81,7 +83,7 @@ cleanup() {
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,29s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -286,7 +288,7 @@ suites_for() {
 }
 
 vm_run_kernel() {
-	local kernel="$1" kdir log rc start suites config
+	local kernel="$1" kdir log rc start suites config lock=()
 
 	start=$SECONDS
 	if ! kdir=$(kernel_dir "$kernel" 2>"$WORK/$kernel.build.log"); then
@@ -303,8 +305,9 @@ vm_run_kernel() {
 	log="$WORK/$kernel.vm.log"
 	rc=0
 	start=$SECONDS
+	[ -z "$VM_LOCK" ] || lock=(flock "$VM_LOCK")
 	# shellcheck disable=SC2086 # word list
-	"$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
+	"${lock[@]}" "$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
 		--dmesg-check --log "$WORK/$kernel.console.log" \
 		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
 		--bin /usr/bin/setpriv \
