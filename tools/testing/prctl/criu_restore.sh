@@ -104,10 +104,13 @@ bnd_lacks_sys_resource() {
 
 start_target() {
 	# A new session without a tty: criu dumps it without --shell-job.
-	without_sys_resource setsid "$CRIU_TARGET" "$WORK/counter" \
-		</dev/null >/dev/null 2>&1 &
+	# A simple command, not the function: $! must be the target itself.
+	"$SETPRIV" --bounding-set -sys_resource --inh-caps -sys_resource -- \
+		setsid "$CRIU_TARGET" "$WORK/counter" </dev/null >/dev/null 2>&1 &
 	PID=$!
 	poll_until 20 counter_above 3 || bail "criu_target never started counting"
+	[ "$(readlink "/proc/$PID/exe")" = "$(readlink -f "$CRIU_TARGET")" ] ||
+		bail "pid $PID is $(readlink "/proc/$PID/exe"), not criu_target"
 }
 
 restore() {
