@@ -108,6 +108,7 @@ start_target() {
 	"$SETPRIV" --bounding-set -sys_resource --inh-caps -sys_resource -- \
 		setsid "$CRIU_TARGET" "$WORK/counter" </dev/null >/dev/null 2>&1 &
 	PID=$!
+	disown "$PID"	# no job report from bash when criu dump kills it
 	poll_until 20 counter_above 3 || bail "criu_target never started counting"
 	[ "$(readlink "/proc/$PID/exe")" = "$(readlink -f "$CRIU_TARGET")" ] ||
 		bail "pid $PID is $(readlink "/proc/$PID/exe"), not criu_target"
