@@ -4,7 +4,7 @@
 # PR_SET_MM_MAP: build what is needed (cached) and run every suite on every
 # kernel asked for; one TAP stream, exit status non-zero on any failure.
 #
-#   run_all.sh [-k "host deb-6.1 deb-6.12 base patched"] [-n FUZZ_COUNT]
+#   run_all.sh [-k "KERNEL..."] [-n FUZZ_COUNT]
 #
 #   host      the running kernel: selftest, fuzz, mm_map (and the legacy
 #             test if root has CAP_SYS_RESOURCE there)
@@ -19,15 +19,21 @@
 #   patched-debug  the same with debug.config (KASAN, lockdep, kmemleak),
 #             without criu; not in the default list (slow build)
 #
+# KERNEL_TABLE below lists them.  Any deb-NAME that
+# tools/testing/qemu/fetch-kernel.sh knows is one more line there (e.g.
+# "deb-7.2|default|selftest legacy-upstream fuzz mm_map-present criu-map").
+#
 # The selftests come from tools/testing/selftests/prctl/mm_map (kselftest
 # target prctl/mm_map), built static here for the guests.  Every VM runs
 # with --dmesg-check; a hang (124), a crash or a kernel splat (125) fails
 # that kernel.  The selftest's per-case verdicts must be the same on every
 # kernel that has PR_SET_MM_MAP, and the legacy test's per-case results
-# must be the same on patched as on Debian's 6.1 (the base differs where
-# 3.17's rules do: that table is printed).
+# must be the same on every other kernel as on Debian's 6.1 (the base
+# differs where 3.17's rules do: that table is printed).
 #   env: FUZZ_COUNT, VM_TIMEOUT (default 900 s), CI, DCTCP_CACHE,
-#        VM_LOCK (a file: each VM run, not the builds, under flock on it)
+#        VM_LOCK (default /tmp/dctcp-vm.lock: each VM run, not the
+#        builds, under flock on it; empty: no lock, for a caller that
+#        holds it already)
 set -eu
 shopt -s inherit_errexit
 
@@ -37,14 +43,38 @@ readonly HERE TOP
 readonly KTOOLS="$TOP/tools/testing/kernel"
 readonly QEMU_DIR="$TOP/tools/testing/qemu"
 readonly SELFTESTS="$TOP/tools/testing/selftests/prctl/mm_map"
-readonly DEFAULT_KERNELS="host deb-6.1 deb-6.12 base patched"
-readonly ALL_KERNELS="$DEFAULT_KERNELS patched-debug"
 readonly CAP_SYS_RESOURCE=24
+# What criu needs on a kernel that has it as modules (Debian's).
+readonly CRIU_KMODS="inet_diag tcp_diag udp_diag unix_diag af_packet_diag
+netlink_diag nf_tables crc32c_generic tun veth"
+
+# KERNEL|default or extra (only with -k)|the prctl_suites.sh suites
+# (host: chosen at run time); run, compared and tabled in this order.
+readonly KERNEL_TABLE=(
+	"host|default|"
+	"deb-6.1|default|selftest legacy-upstream fuzz mm_map-present criu-map"
+	"deb-6.12|default|selftest legacy-upstream fuzz mm_map-present"
+	"base|default|legacy-3.17 mm_map-absent criu-legacy"
+	"patched|default|selftest legacy-upstream fuzz mm_map-present criu-map"
+	"patched-debug|extra|selftest legacy-upstream fuzz mm_map-present"
+)
+
+ALL_KERNELS=""
+DEFAULT_KERNELS=""
+declare -A SUITES_OF=()
+for row in "${KERNEL_TABLE[@]}"; do
+	IFS='|' read -r k kind suites <<<"$row"
+	ALL_KERNELS+="${ALL_KERNELS:+ }$k"
+	[ "$kind" != default ] || DEFAULT_KERNELS+="${DEFAULT_KERNELS:+ }$k"
+	SUITES_OF[$k]="$suites"
+done
+unset row k kind suites
+readonly ALL_KERNELS DEFAULT_KERNELS SUITES_OF
 
 KERNELS="$DEFAULT_KERNELS"
 FUZZ_COUNT="${FUZZ_COUNT:-2000}"
 VM_TIMEOUT="${VM_TIMEOUT:-900}"
-readonly VM_LOCK="${VM_LOCK:-}"
+readonly VM_LOCK="${VM_LOCK-/tmp/dctcp-vm.lock}"
 N=0
 FAILED=0
 WORK=""
@@ -83,7 +113,7 @@ cleanup() {
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,36s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -163,8 +193,9 @@ relay() {
 			esac
 			suite=""
 			continue ;;
-		"# legacy-result "*)
-			LEGACY_RESULT[$kernel]+="${line#\# legacy-result }"$'\n' ;;
+		"# legacy-result "*)	# shown in compare_legacy's table
+			LEGACY_RESULT[$kernel]+="${line#\# legacy-result }"$'\n'
+			continue ;;
 		esac
 		if [[ "$line" =~ ^(not\ )?ok\ ([0-9]+)\ ?(-\ )?(.*)$ ]]; then
 			status="${BASH_REMATCH[1]:+not }ok"
@@ -263,27 +294,16 @@ kernel_config() {
 	fi
 }
 
-# Extra vm-run.sh options (into VM_OPTS): Debian kernels have criu's
-# needs as modules.
+# Extra vm-run.sh options (into VM_OPTS): a Debian kernel that runs criu
+# needs criu's modules in the guest.
 vm_opts_for() {
 	local m
 	VM_OPTS=()
-	case "$1" in
-	deb-6.1)
-		for m in inet_diag tcp_diag udp_diag unix_diag af_packet_diag \
-			 netlink_diag nf_tables crc32c_generic tun veth; do
+	case "$1:${SUITES_OF[$1]}" in
+	deb-*:*criu*)
+		for m in $CRIU_KMODS; do
 			VM_OPTS+=(--kmod "$m")
 		done ;;
-	esac
-}
-
-suites_for() {
-	case "$1" in
-	deb-6.1)	echo "selftest legacy-upstream fuzz mm_map-present criu-map" ;;
-	deb-6.12)	echo "selftest legacy-upstream fuzz mm_map-present" ;;
-	base)		echo "legacy-3.17 mm_map-absent criu-legacy" ;;
-	patched)	echo "selftest legacy-upstream fuzz mm_map-present criu-map" ;;
-	patched-debug)	echo "selftest legacy-upstream fuzz mm_map-present" ;;
 	esac
 }
 
@@ -300,7 +320,7 @@ vm_run_kernel() {
 	ok "$kernel: kernel available in $((SECONDS - start)) s ($(basename "$kdir"), $(cat "$kdir/kver"))"
 	config=$(kernel_config "$kdir")
 
-	suites=$(suites_for "$kernel")
+	suites="${SUITES_OF[$kernel]}"
 	vm_opts_for "$kernel"
 	log="$WORK/$kernel.vm.log"
 	rc=0
@@ -316,7 +336,7 @@ vm_run_kernel() {
 		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
 	relay "$kernel" <"$log"
 	case "$rc" in
-	0) ok "$kernel: VM ran to the end in $((SECONDS - start)) s, kernel log clean" ;;
+	0) ok "$kernel: VM ran to the end, kernel log clean ($((SECONDS - start)) s, waiting for ${VM_LOCK:-no lock} included)" ;;
 	124) not_ok "$kernel: VM hung (watchdog after ${VM_TIMEOUT} s)" ;;
 	125) not_ok "$kernel: VM crashed or the kernel log has a splat"
 	     grep -E 'BUG:|WARNING:|Oops|Call Trace|KASAN|lockdep' \
@@ -330,7 +350,7 @@ vm_run_kernel() {
 compare_selftests() {
 	local k ref="" refk="" bad=0 n=0
 
-	for k in host deb-6.1 deb-6.12 patched patched-debug; do
+	for k in $ALL_KERNELS; do
 		[ -n "${SELFTEST_RESULT[$k]:-}" ] || continue
 		n=$((n + 1))
 		if [ -z "$ref" ]; then
@@ -353,12 +373,12 @@ compare_selftests() {
 # Legacy PR_SET_MM, case by case: a table over the kernels, and patched
 # (and Debian's 6.12, the host) must equal Debian's 6.1 in every case.
 compare_legacy() {
-	local k kernels=() ref cases c row same=1 differ=""
+	local k kernels=() compared=() ref cases c row same=1 differ=""
 
-	for k in host deb-6.1 deb-6.12 base patched patched-debug; do
+	for k in $ALL_KERNELS; do
 		[ -n "${LEGACY_RESULT[$k]:-}" ] && kernels+=("$k")
 	done
-	[ ${#kernels[@]} -ge 2 ] || return 0
+	[ ${#kernels[@]} -gt 0 ] || return 0
 	note "legacy PR_SET_MM per case: ${kernels[*]}"
 	cases=$(for k in "${kernels[@]}"; do echo -n "${LEGACY_RESULT[$k]}"; done |
 		awk '{ print $1 }' | awk '!seen[$0]++')
@@ -376,6 +396,7 @@ compare_legacy() {
 	fi
 	for k in "${kernels[@]}"; do
 		[ "$k" != deb-6.1 ] || continue
+		[ "$k" = base ] || compared+=("$k")
 		if [ "$k" = base ]; then
 			differ=$(diff <(sort <<<"$ref") <(sort <<<"${LEGACY_RESULT[base]}") |
 				awk '/^>/ { print $2 }' | sort -u | tr '\n' ' ') || true
@@ -388,10 +409,11 @@ compare_legacy() {
 				sed "s/^/# deb-6.1 vs $k: /" || true
 		fi
 	done
+	[ ${#compared[@]} -gt 0 ] || return 0
 	if [ "$same" = 1 ]; then
-		ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${kernels[*]/base/}"
+		ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${compared[*]}"
 	else
-		not_ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${kernels[*]/base/}"
+		not_ok "legacy PR_SET_MM results equal deb-6.1's case by case on: ${compared[*]}"
 	fi
 }
 
