@@ -7,20 +7,23 @@
 # was killed, with the tests that failed on it; first the control: the
 # unbroken patch must pass the same tests.
 #
-#   mutants.sh [-l] [-f] [MUTANT...]   (default: all of them)
+#   mutants.sh [-l] [-d] [-f] [-c] [MUTANT...]   (default: all of them)
 #     -l  list the mutants and exit
+#     -d  show each mutant's change to the patched kernel/sys.c and exit
 #     -f  ignore cached verdicts
+#     -c  canary: only the control and mmap-min-le (a few minutes
+#         uncached, seconds when both verdicts are cached)
 #
 # Each mutant is base + patch with one perl substitution applied to the
 # patched kernel/sys.c, built by build-kernel.sh as an incremental rebuild
 # of the cached base tree, then booted once (QEMU, --dmesg-check: a splat
 # kills a mutant too) to run set_mm_map_test, set_mm_legacy_test and
 # set_mm_map_fuzz.  A verdict is cached under $CACHE/prctl-mutants/ by the
-# hash of the mutant patch, the base tree's inputs and the test binaries,
-# so a rerun after an unrelated change costs nothing; the mutant kernels
-# themselves are deleted after their run.  The VM part runs under
-# flock $VM_LOCK (default /tmp/dctcp-vm.lock, empty: no lock): do not wrap
-# this script in the same flock.
+# hash of the mutant patch, the base tree's inputs and the test binaries
+# (the control's too), so a rerun after an unrelated change costs nothing;
+# the mutant kernels themselves are deleted after their run.  The VM part
+# runs under flock $VM_LOCK (default /tmp/dctcp-vm.lock, empty: no lock):
+# do not wrap this script in the same flock.
 #   env: FUZZ_COUNT (2000), VM_TIMEOUT (600 s), DCTCP_CACHE, VM_LOCK
 set -eu
 shopt -s inherit_errexit
@@ -36,10 +39,13 @@ readonly VM_LOCK="${VM_LOCK-/tmp/dctcp-vm.lock}"
 readonly FUZZ_COUNT="${FUZZ_COUNT:-2000}"
 readonly VM_TIMEOUT="${VM_TIMEOUT:-600}"
 readonly SUITES="selftest legacy-upstream fuzz"
+# The one mutant of -c: the bug the old, self-calibrated tests missed.
+readonly CANARY="mmap-min-le"
 WORK=""
 N=0
 FAILED=0
 FORCE=0
+SHOW=0
 TEST_HASH=""
 TREE_INPUTS_HASH=""
 
@@ -73,7 +79,7 @@ cleanup() {
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -135,6 +141,19 @@ make_mutant_patch() {
 	rm -rf "$dir"
 }
 
+# -d: what each mutant changes, as a diff of the patched kernel/sys.c.
+show_mutant() {
+	local name="$1" expr="$2" dir="$WORK/m-$1"
+
+	cp -a "$WORK/patched" "$dir"
+	perl -0pi -e "$expr" "$dir/kernel/sys.c"
+	echo "### $name"
+	(cd "$WORK" && diff -u --label "patched/kernel/sys.c" \
+		--label "$name/kernel/sys.c" patched/kernel/sys.c \
+		"m-$name/kernel/sys.c") || true
+	rm -rf "$dir"
+}
+
 # The failing tests of one run, one "suite:test" per line.
 killers() {
 	awk -f "$HERE/killers.awk" "$1"
@@ -170,18 +189,31 @@ build_kernel() {
 		--prep "$KTOOLS/prep-base.sh" --patch "$2" 2>"$WORK/build.log"
 }
 
+# The verdict cache key of a kernel patch under the current tests.
+verdict_hash() {
+	{ cat "$1"; echo "$TEST_HASH $TREE_INPUTS_HASH $FUZZ_COUNT"; } |
+		sha256sum | cut -c1-16
+}
+
 # The unbroken patch must pass: otherwise every "kill" means nothing.
 control() {
-	local kdir out="$WORK/control.out" rc=0 start=$SECONDS bad
+	local kdir out="$WORK/control.out" rc=0 start=$SECONDS bad cached
 
+	N=$((N + 1))
+	cached="$VERDICTS/control-$(verdict_hash "$TOP/prctl_mm_map.patch")"
+	if [ "$FORCE" = 0 ] && [ -e "$cached" ]; then
+		echo "ok $N - control: the unbroken patch passes $SUITES # cached verdict"
+		return
+	fi
 	kdir=$(build_kernel prctl-mm-map "$TOP/prctl_mm_map.patch") ||
 		{ tail -n 20 "$WORK/build.log" | sed 's/^/# /'; die "patched kernel build failed"; }
 	run_vm "$kdir" "$out" || rc=$?
 	bad=$(killers "$out" | tr '\n' ' ')
 	bad="${bad% }"
-	N=$((N + 1))
-	if [ "$rc" = 0 ] && [ -z "$bad" ]; then
+	if [ "$rc" = 0 ] && [ -z "$bad" ] && grep -q "^### end fuzz" "$out"; then
 		echo "ok $N - control: the unbroken patch passes $SUITES ($((SECONDS - start)) s)"
+		mkdir -p "$VERDICTS"
+		: >"$cached"
 	else
 		FAILED=1
 		echo "not ok $N - control: the unbroken patch fails (vm-run $rc): $bad"
@@ -201,8 +233,7 @@ run_mutant() {
 		echo "not ok $N - mutant $name: its substitution no longer matches the patched sys.c"
 		return
 	fi
-	hash=$( { cat "$patch"; echo "$TEST_HASH $TREE_INPUTS_HASH $FUZZ_COUNT"; } |
-		sha256sum | cut -c1-16)
+	hash=$(verdict_hash "$patch")
 	cached="$VERDICTS/$name-$hash"
 	if [ "$FORCE" = 0 ] && [ -s "$cached" ]; then
 		killed=$(cat "$cached")
@@ -246,28 +277,37 @@ run_mutant() {
 main() {
 	local m name rest opt start=$SECONDS
 
-	while getopts "lfh" opt; do
+	while getopts "ldfch" opt; do
 		case "$opt" in
 		l) list_mutants; exit 0 ;;
+		d) SHOW=1 ;;
 		f) FORCE=1 ;;
+		c) set -- "$CANARY" ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
 	command -v perl >/dev/null || die "perl missing: apt-get install perl"
 	WORK=$(mktemp -d /tmp/prctl-mutants.XXXXXX)
-	echo "TAP version 13"
 	prepare_sources
-	build_tests
-	control
+	if [ "$SHOW" = 0 ]; then
+		echo "TAP version 13"
+		build_tests
+		control
+	fi
 	for m in "${MUTANTS[@]}"; do
 		name="${m%%|*}"
 		rest="${m#*|}"
 		if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
 			continue
 		fi
-		run_mutant "$name" "${rest%|*}" "${rest##*|}"
+		if [ "$SHOW" = 1 ]; then
+			show_mutant "$name" "${rest%|*}"
+		else
+			run_mutant "$name" "${rest%|*}" "${rest##*|}"
+		fi
 	done
+	[ "$SHOW" = 0 ] || exit 0
 	note "total wall time $((SECONDS - start)) s"
 	echo "1..$N"
 	exit "$FAILED"
