@@ -68,6 +68,12 @@ readonly MUTANTS=(
 	'validate-late|s/(\terror = validate_prctl_map\(&map\);\n\tif \(error\)\n\t\treturn error;\n)\n(.*?\tmmap_read_unlock\(mm\);\n)/$2$1/s|map written before it is validated'
 	'legacy-no-validate|s/error = validate_prctl_map\(&map\);\n\tif \(error\)\n\t\tgoto out;/error = 0;/|single-field PR_SET_MM without the shared validation'
 	'legacy-no-vma|s/if \(!vma\) \{/if (0 \&\& !vma) {/|single-field stack/arg/env without the VMA check'
+	'map-needs-cap|s/(\tif \(data_size != sizeof\(map\)\))/\tif (!capable(CAP_SYS_RESOURCE))\n\t\treturn -EPERM;\n\n$1/|PR_SET_MM_MAP needs CAP_SYS_RESOURCE like the legacy calls'
+	'brk-above-data|s/map->start_brk > map->brk \|\|/map->start_brk > map->brk || map->start_brk <= map->end_data ||/|heap required above the data segment (3.18)'
+	'size-probe|s/put_user\(\(unsigned int\)sizeof\(map\),/put_user((unsigned int)sizeof(map) - 8,/|PR_SET_MM_MAP_SIZE reports a wrong size'
+	'efault-einval|s/(copy_from_user\(&map, addr, sizeof\(map\)\)\)\n\t\treturn -)EFAULT/$1EINVAL/|unreadable map: EINVAL instead of EFAULT'
+	'no-auxv-store|s/\tif \(map\.auxv_size\)\n\t\tmemcpy\(mm->saved_auxv, user_auxv, sizeof\(user_auxv\)\);\n//|auxv accepted but not stored'
+	'legacy-no-put|s/\tprctl_mm_map_put\(mm, &map\);\nout:/out:/|single-field PR_SET_MM succeeds without setting the field'
 )
 
 die() { echo "Bail out! $*"; exit 1; }
