@@ -8,6 +8,7 @@
 # and "present" for the patched one.  Without PR_SET_MM_MAP the helper
 # must fall back to the legacy per-field calls.
 set -eu
+shopt -s inherit_errexit
 
 readonly MM_MAP="${1:-$(dirname "$0")/mm_map}"
 readonly NOBODY=65534

@@ -42,6 +42,8 @@ readonly SUITES="selftest legacy-upstream fuzz"
 # The one mutant of -c: the bug the old, self-calibrated tests missed.
 readonly CANARY="mmap-min-le"
 WORK=""
+LOCK_WAIT=0
+TOTAL_WAIT=0
 N=0
 FAILED=0
 FORCE=0
@@ -176,13 +178,27 @@ summarise() {
 	fi
 }
 
+# Run "$@" under flock $VM_LOCK (if set); LOCK_WAIT: seconds spent waiting.
+with_vm_lock() {
+	local fd t0=$SECONDS rc=0
+
+	LOCK_WAIT=0
+	[ -n "$VM_LOCK" ] || { "$@"; return; }
+	exec {fd}>>"$VM_LOCK"
+	flock "$fd"
+	LOCK_WAIT=$((SECONDS - t0))
+	TOTAL_WAIT=$((TOTAL_WAIT + LOCK_WAIT))
+	"$@" || rc=$?
+	exec {fd}>&-
+	return "$rc"
+}
+
 # Boot @kdir, run the suites; output in @out, returns vm-run's status.
 run_vm() {
-	local kdir="$1" out="$2" cmd=()
+	local kdir="$1" out="$2"
 
-	[ -z "$VM_LOCK" ] || cmd=(flock "$VM_LOCK")
 	# shellcheck disable=SC2086 # word list
-	"${cmd[@]}" "$TOP/tools/testing/qemu/vm-run.sh" --kernel "$kdir" \
+	with_vm_lock "$TOP/tools/testing/qemu/vm-run.sh" --kernel "$kdir" \
 		--timeout "$VM_TIMEOUT" --dmesg-check --overlay "$WORK/overlay" \
 		--file "$kdir/build/.config:/boot/config-$(cat "$kdir/kver")" \
 		--env FUZZ_COUNT="$FUZZ_COUNT" --log "$out.console" \
@@ -217,7 +233,7 @@ control() {
 	bad=$(killers "$out" | tr '\n' ' ')
 	bad="${bad% }"
 	if [ "$rc" = 0 ] && [ -z "$bad" ] && grep -q "^### end fuzz" "$out"; then
-		echo "ok $N - control: the unbroken patch passes $SUITES ($((SECONDS - start)) s)"
+		echo "ok $N - control: the unbroken patch passes $SUITES ($((SECONDS - start - LOCK_WAIT)) s, lock wait ${LOCK_WAIT} s)"
 		mkdir -p "$VERDICTS"
 		: >"$cached"
 	else
@@ -255,7 +271,7 @@ run_mutant() {
 	t_build=$((SECONDS - t0))
 	out="$WORK/$name.out"
 	run_vm "$kdir" "$out" || rc=$?
-	t_vm=$((SECONDS - t0 - t_build))
+	t_vm=$((SECONDS - t0 - t_build - LOCK_WAIT))
 	rm -rf "$kdir" "$CACHE/kernels/.$(basename "$kdir").lock"
 	mapfile -t list < <(killers "$out")
 	case "$rc" in
@@ -270,12 +286,12 @@ run_mutant() {
 		FAILED=1
 		echo "not ok $N - mutant $name: the VM did not run the tests"
 	elif [ -n "$killed" ]; then
-		echo "ok $N - mutant $name ($what) killed by: $killed (build ${t_build} s, vm ${t_vm} s)"
+		echo "ok $N - mutant $name ($what) killed by: $killed (build ${t_build} s, vm ${t_vm} s, lock wait ${LOCK_WAIT} s)"
 		mkdir -p "$VERDICTS"
 		echo "$killed" >"$cached"
 	else
 		FAILED=1
-		echo "not ok $N - mutant $name ($what) went unnoticed (build ${t_build} s, vm ${t_vm} s)"
+		echo "not ok $N - mutant $name ($what) went unnoticed (build ${t_build} s, vm ${t_vm} s, lock wait ${LOCK_WAIT} s)"
 	fi
 	grep -E "^not ok|^### end" "$out" | head -n 20 | sed 's/^/# /'
 }
@@ -314,7 +330,7 @@ main() {
 		fi
 	done
 	[ "$SHOW" = 0 ] || exit 0
-	note "total wall time $((SECONDS - start)) s"
+	note "total wall time $((SECONDS - start)) s, of which $TOTAL_WAIT s waiting for ${VM_LOCK:-no lock}"
 	echo "1..$N"
 	exit "$FAILED"
 }

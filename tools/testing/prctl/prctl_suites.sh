@@ -16,19 +16,19 @@
 #                    restorer must use PR_SET_MM_MAP
 #   criu-legacy      same, it must fail there and restore through the
 #                    legacy PR_SET_MM with the capability
-set -u
+set -eu
 
 readonly DIR="${PRCTL_BIN_DIR:-/opt/prctl}"
 # What criu needs when the kernel has it as modules (Debian kernels).
 readonly CRIU_KMODS="inet_diag tcp_diag udp_diag unix_diag af_packet_diag
 netlink_diag crc32c_generic nf_tables tun veth"
 
+# A failing suite is reported, not fatal: the next one still runs.
 run_suite() {
-	local name="$1" rc
+	local name="$1" rc=0
 	shift
 	echo "### suite $name"
-	"$@"
-	rc=$?
+	"$@" || rc=$?
 	echo "### end $name rc=$rc"
 }
 

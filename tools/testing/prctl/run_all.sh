@@ -77,6 +77,7 @@ VM_TIMEOUT="${VM_TIMEOUT:-900}"
 readonly VM_LOCK="${VM_LOCK-/tmp/dctcp-vm.lock}"
 N=0
 FAILED=0
+LOCK_WAIT=0
 WORK=""
 VM_OPTS=()
 declare -A SELFTEST_RESULT=() LEGACY_RESULT=() VERDICT=()
@@ -307,8 +308,22 @@ vm_opts_for() {
 	esac
 }
 
+# Run "$@" under flock $VM_LOCK (if set); LOCK_WAIT: seconds spent waiting.
+with_vm_lock() {
+	local fd t0=$SECONDS rc=0
+
+	LOCK_WAIT=0
+	[ -n "$VM_LOCK" ] || { "$@"; return; }
+	exec {fd}>>"$VM_LOCK"
+	flock "$fd"
+	LOCK_WAIT=$((SECONDS - t0))
+	"$@" || rc=$?
+	exec {fd}>&-
+	return "$rc"
+}
+
 vm_run_kernel() {
-	local kernel="$1" kdir log rc start suites config lock=()
+	local kernel="$1" kdir log rc start suites config
 
 	start=$SECONDS
 	if ! kdir=$(kernel_dir "$kernel" 2>"$WORK/$kernel.build.log"); then
@@ -325,9 +340,8 @@ vm_run_kernel() {
 	log="$WORK/$kernel.vm.log"
 	rc=0
 	start=$SECONDS
-	[ -z "$VM_LOCK" ] || lock=(flock "$VM_LOCK")
 	# shellcheck disable=SC2086 # word list
-	"${lock[@]}" "$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
+	with_vm_lock "$QEMU_DIR/vm-run.sh" --kernel "$kdir" --timeout "$VM_TIMEOUT" \
 		--dmesg-check --log "$WORK/$kernel.console.log" \
 		--overlay "$WORK/bin-overlay" --bin /usr/sbin/criu \
 		--bin /usr/bin/setpriv \
@@ -336,7 +350,7 @@ vm_run_kernel() {
 		-- /opt/prctl/prctl_suites.sh $suites >"$log" 2>&1 || rc=$?
 	relay "$kernel" <"$log"
 	case "$rc" in
-	0) ok "$kernel: VM ran to the end, kernel log clean ($((SECONDS - start)) s, waiting for ${VM_LOCK:-no lock} included)" ;;
+	0) ok "$kernel: VM ran to the end, kernel log clean ($((SECONDS - start - LOCK_WAIT)) s, lock wait $LOCK_WAIT s)" ;;
 	124) not_ok "$kernel: VM hung (watchdog after ${VM_TIMEOUT} s)" ;;
 	125) not_ok "$kernel: VM crashed or the kernel log has a splat"
 	     grep -E 'BUG:|WARNING:|Oops|Call Trace|KASAN|lockdep' \
