@@ -16,14 +16,16 @@
 #
 # Each mutant is base + patch with one perl substitution applied to the
 # patched kernel/sys.c, built by build-kernel.sh as an incremental rebuild
-# of the cached base tree, then booted once (QEMU, --dmesg-check: a splat
-# kills a mutant too) to run set_mm_map_test, set_mm_legacy_test and
-# set_mm_map_fuzz.  A verdict is cached under $CACHE/prctl-mutants/ by the
-# hash of the mutant patch, the base tree's inputs and the test binaries
-# (the control's too), so a rerun after an unrelated change costs nothing;
-# the mutant kernels themselves are deleted after their run.  The VM part
-# runs under flock $VM_LOCK (default /tmp/dctcp-vm.lock, empty: no lock):
-# do not wrap this script in the same flock.
+# of the cached base tree.  Once all are built they are booted one after
+# the other (QEMU, --dmesg-check: a splat kills a mutant too) to run
+# set_mm_map_test, set_mm_legacy_test and set_mm_map_fuzz.  A verdict is
+# cached under $CACHE/prctl-mutants/ by the hash of the mutant patch, the
+# base tree's inputs and the test binaries (the control's too), so a rerun
+# after an unrelated change costs nothing; the mutant kernels themselves
+# are deleted after their run (their build trees once built).  The VM part
+# runs under flock $VM_LOCK (default /tmp/dctcp-vm.lock, empty: no lock),
+# taken twice: for the control, then for all mutant boots at once.  Do not
+# wrap this script in the same flock.
 #   env: FUZZ_COUNT (2000), VM_TIMEOUT (600 s), DCTCP_CACHE, VM_LOCK
 set -eu
 shopt -s inherit_errexit
@@ -44,10 +46,12 @@ readonly CANARY="mmap-min-le"
 WORK=""
 LOCK_WAIT=0
 TOTAL_WAIT=0
+PENDING=()
 N=0
 FAILED=0
 FORCE=0
 SHOW=0
+CANARY_ONLY=0
 TEST_HASH=""
 TREE_INPUTS_HASH=""
 
@@ -82,12 +86,19 @@ die() { echo "Bail out! $*"; exit 1; }
 note() { echo "# $*"; }
 
 cleanup() {
+	local m kdir
+
 	[ -z "$WORK" ] || rm -rf "$WORK"
+	# Mutant kernels built but not booted (interrupted run).
+	for m in "${PENDING[@]}"; do
+		kdir="${m#*|}"
+		rm -rf "${kdir%%|*}"
+	done
 }
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,29s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -194,13 +205,15 @@ with_vm_lock() {
 }
 
 # Boot @kdir, run the suites; output in @out, returns vm-run's status.
+# The caller holds the VM lock.
 run_vm() {
-	local kdir="$1" out="$2"
+	local kdir="$1" out="$2" config="$1/config"
 
+	[ -f "$config" ] || config="$kdir/build/.config"
 	# shellcheck disable=SC2086 # word list
-	with_vm_lock "$TOP/tools/testing/qemu/vm-run.sh" --kernel "$kdir" \
+	"$TOP/tools/testing/qemu/vm-run.sh" --kernel "$kdir" \
 		--timeout "$VM_TIMEOUT" --dmesg-check --overlay "$WORK/overlay" \
-		--file "$kdir/build/.config:/boot/config-$(cat "$kdir/kver")" \
+		--file "$config:/boot/config-$(cat "$kdir/kver")" \
 		--env FUZZ_COUNT="$FUZZ_COUNT" --log "$out.console" \
 		-- /opt/prctl/prctl_suites.sh $SUITES >"$out" 2>&1
 }
@@ -229,7 +242,7 @@ control() {
 	fi
 	kdir=$(build_kernel prctl-mm-map "$TOP/prctl_mm_map.patch") ||
 		{ tail -n 20 "$WORK/build.log" | sed 's/^/# /'; die "patched kernel build failed"; }
-	run_vm "$kdir" "$out" || rc=$?
+	with_vm_lock run_vm "$kdir" "$out" || rc=$?
 	bad=$(killers "$out" | tr '\n' ' ')
 	bad="${bad% }"
 	if [ "$rc" = 0 ] && [ -z "$bad" ] && grep -q "^### end fuzz" "$out"; then
@@ -244,13 +257,15 @@ control() {
 	fi
 }
 
-run_mutant() {
-	local name="$1" expr="$2" what="$3" patch hash cached kdir out
-	local rc=0 t0=$SECONDS t_build t_vm killed list=()
+# Build one mutant's kernel (or report its cached verdict); a built one
+# waits in PENDING for boot_pending.  Only vmlinuz, kver, the modules and
+# the .config are kept until then.
+prepare_mutant() {
+	local name="$1" expr="$2" what="$3" patch hash cached kdir t0=$SECONDS
 
 	patch="$WORK/prctl_mm_map-$name.patch"
-	N=$((N + 1))
 	if ! make_mutant_patch "$name" "$expr" "$patch"; then
+		N=$((N + 1))
 		FAILED=1
 		echo "not ok $N - mutant $name: its substitution no longer matches the patched sys.c"
 		return
@@ -258,42 +273,58 @@ run_mutant() {
 	hash=$(verdict_hash "$patch")
 	cached="$VERDICTS/$name-$hash"
 	if [ "$FORCE" = 0 ] && [ -s "$cached" ]; then
-		killed=$(cat "$cached")
-		echo "ok $N - mutant $name ($what) killed by: $killed # cached verdict"
+		N=$((N + 1))
+		echo "ok $N - mutant $name ($what) killed by: $(cat "$cached") # cached verdict"
 		return
 	fi
 	if ! kdir=$(build_kernel "prctl-mutant-$name" "$patch"); then
+		N=$((N + 1))
 		FAILED=1
 		echo "not ok $N - mutant $name: kernel build failed"
 		tail -n 20 "$WORK/build.log" | sed 's/^/# /'
 		return
 	fi
-	t_build=$((SECONDS - t0))
-	out="$WORK/$name.out"
-	run_vm "$kdir" "$out" || rc=$?
-	t_vm=$((SECONDS - t0 - t_build - LOCK_WAIT))
-	rm -rf "$kdir" "$CACHE/kernels/.$(basename "$kdir").lock"
-	mapfile -t list < <(killers "$out")
-	case "$rc" in
-	0) ;;
-	125) list+=("vm:splat-or-crash") ;;
-	124) list+=("vm:hang") ;;
-	*) list+=("vm:exit($rc)") ;;
-	esac
-	killed=""
-	[ ${#list[@]} = 0 ] || killed=$(summarise "${list[@]}")
-	if ! grep -q "^### end fuzz" "$out" && [ "$rc" = 0 ]; then
-		FAILED=1
-		echo "not ok $N - mutant $name: the VM did not run the tests"
-	elif [ -n "$killed" ]; then
-		echo "ok $N - mutant $name ($what) killed by: $killed (build ${t_build} s, vm ${t_vm} s, lock wait ${LOCK_WAIT} s)"
-		mkdir -p "$VERDICTS"
-		echo "$killed" >"$cached"
-	else
-		FAILED=1
-		echo "not ok $N - mutant $name ($what) went unnoticed (build ${t_build} s, vm ${t_vm} s, lock wait ${LOCK_WAIT} s)"
-	fi
-	grep -E "^not ok|^### end" "$out" | head -n 20 | sed 's/^/# /'
+	cp "$kdir/build/.config" "$kdir/config"
+	rm -rf "$kdir/build"
+	PENDING+=("$name|$kdir|$cached|$((SECONDS - t0))|$what")
+}
+
+# Boot every pending mutant, one after the other (the caller holds the VM
+# lock once for all of them), and report which tests killed each.
+boot_pending() {
+	local m name kdir cached t_build what out rc t0 t_vm killed list
+
+	for m in "${PENDING[@]}"; do
+		IFS='|' read -r name kdir cached t_build what <<<"$m"
+		out="$WORK/$name.out"
+		rc=0
+		t0=$SECONDS
+		run_vm "$kdir" "$out" || rc=$?
+		t_vm=$((SECONDS - t0))
+		rm -rf "$kdir" "$CACHE/kernels/.$(basename "$kdir").lock"
+		mapfile -t list < <(killers "$out")
+		case "$rc" in
+		0) ;;
+		125) list+=("vm:splat-or-crash") ;;
+		124) list+=("vm:hang") ;;
+		*) list+=("vm:exit($rc)") ;;
+		esac
+		killed=""
+		[ ${#list[@]} = 0 ] || killed=$(summarise "${list[@]}")
+		N=$((N + 1))
+		if ! grep -q "^### end fuzz" "$out" && [ "$rc" = 0 ]; then
+			FAILED=1
+			echo "not ok $N - mutant $name: the VM did not run the tests"
+		elif [ -n "$killed" ]; then
+			echo "ok $N - mutant $name ($what) killed by: $killed (build ${t_build} s, vm ${t_vm} s)"
+			mkdir -p "$VERDICTS"
+			echo "$killed" >"$cached"
+		else
+			FAILED=1
+			echo "not ok $N - mutant $name ($what) went unnoticed (build ${t_build} s, vm ${t_vm} s)"
+		fi
+		grep -E "^not ok|^### end" "$out" | head -n 20 | sed 's/^/# /'
+	done
 }
 
 main() {
@@ -304,11 +335,12 @@ main() {
 		l) list_mutants; exit 0 ;;
 		d) SHOW=1 ;;
 		f) FORCE=1 ;;
-		c) set -- "$CANARY" ;;
+		c) CANARY_ONLY=1 ;;
 		*) usage ;;
 		esac
 	done
 	shift $((OPTIND - 1))
+	[ "$CANARY_ONLY" = 0 ] || set -- "$CANARY"
 	command -v perl >/dev/null || die "perl missing: apt-get install perl"
 	WORK=$(mktemp -d /tmp/prctl-mutants.XXXXXX)
 	prepare_sources
@@ -326,10 +358,15 @@ main() {
 		if [ "$SHOW" = 1 ]; then
 			show_mutant "$name" "${rest%|*}"
 		else
-			run_mutant "$name" "${rest%|*}" "${rest##*|}"
+			prepare_mutant "$name" "${rest%|*}" "${rest##*|}"
 		fi
 	done
 	[ "$SHOW" = 0 ] || exit 0
+	if [ ${#PENDING[@]} -gt 0 ]; then
+		note "booting ${#PENDING[@]} mutant kernels"
+		with_vm_lock boot_pending
+		note "waited $LOCK_WAIT s for ${VM_LOCK:-no lock} before booting them"
+	fi
 	note "total wall time $((SECONDS - start)) s, of which $TOTAL_WAIT s waiting for ${VM_LOCK:-no lock}"
 	echo "1..$N"
 	exit "$FAILED"
