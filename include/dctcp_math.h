@@ -9,12 +9,21 @@
  * alpha, the estimated fraction of marked traffic, is reported (ss, module
  * parameters) in units of 1/DCTCP_MAX_ALPHA: 0 is no congestion, 1024 means
  * every segment of the last RTT was CE-marked. Internally it is kept with
- * DCTCP_MAX_SHIFT_G more fractional bits, in units of 1/DCTCP_MAX_ALPHA_FP.
- * With only 10 bits the EWMA term g * F = F / 2^shift_g loses shift_g bits:
- * for shift_g >= 6 it is at most 16/1024, less than the truncation of the
- * decay term, and alpha can get stuck far from F (e.g. at 1/1024 with every
- * segment marked and shift_g = 10). 20 bits resolve g * F to better than one
- * reported unit for every allowed shift_g.
+ * 2 * DCTCP_MAX_SHIFT_G more fractional bits, 30 in all, in units of
+ * 1/DCTCP_MAX_ALPHA_FP = 1/2^30.
+ *
+ * Why 30: the update truncates both of its terms, g * F and the decay
+ * g * alpha, each by less than one internal unit per RTT, which moves the
+ * EWMA's mean by up to 2^shift_g units. The marks of one RTT weigh
+ * g * F = 2^(30 - shift_g) / segments, and without marks a remainder below
+ * 2^shift_g units is dropped so that alpha decays to exactly 0. With 10
+ * fractional bits g * F is lost entirely for shift_g >= 6 (alpha stuck at
+ * 1/1024 with every segment marked); with 20, one marked segment in 100 per
+ * RTT at g = 1/1024 adds about 10 units, which the next unmarked RTT drops
+ * (alpha stays near 0 where a float EWMA averages 10/1024). With 30 bits
+ * that segment adds about 10000 units, the error bound 2^shift_g is 2^-20
+ * of full scale, and the product with a 32-bit cwnd or counter still fits
+ * in 64 bits.
  */
 #ifndef _DCTCP_MATH_H
 #define _DCTCP_MATH_H
@@ -34,8 +43,9 @@ static inline __u64 div_u64(__u64 dividend, __u32 divisor)
 
 #define DCTCP_MAX_ALPHA		1024U	/* 1.0 as reported: 2^10 */
 #define DCTCP_MAX_SHIFT_G	10U	/* g >= 1/1024 */
-#define DCTCP_ALPHA_FP_SHIFT	20U	/* 10 + DCTCP_MAX_SHIFT_G bits */
-#define DCTCP_MAX_ALPHA_FP	(DCTCP_MAX_ALPHA << DCTCP_MAX_SHIFT_G)
+#define DCTCP_FP_EXTRA_SHIFT	(2 * DCTCP_MAX_SHIFT_G)	/* internal - reported */
+#define DCTCP_ALPHA_FP_SHIFT	30U	/* 10 + DCTCP_FP_EXTRA_SHIFT bits */
+#define DCTCP_MAX_ALPHA_FP	(DCTCP_MAX_ALPHA << DCTCP_FP_EXTRA_SHIFT)
 
 /**
  * dctcp_alpha_to_fp() - internal alpha from a reported one
@@ -47,7 +57,7 @@ static inline __u32 dctcp_alpha_to_fp(__u32 alpha)
 {
 	if (alpha > DCTCP_MAX_ALPHA)
 		alpha = DCTCP_MAX_ALPHA;
-	return alpha << DCTCP_MAX_SHIFT_G;
+	return alpha << DCTCP_FP_EXTRA_SHIFT;
 }
 
 /**
@@ -58,7 +68,7 @@ static inline __u32 dctcp_alpha_to_fp(__u32 alpha)
  */
 static inline __u32 dctcp_alpha_from_fp(__u32 alpha_fp)
 {
-	return alpha_fp >> DCTCP_MAX_SHIFT_G;
+	return alpha_fp >> DCTCP_FP_EXTRA_SHIFT;
 }
 
 /**
@@ -72,11 +82,12 @@ static inline __u32 dctcp_alpha_from_fp(__u32 alpha_fp)
  *
  * (1 - g) * alpha is alpha - (alpha >> shift_g). In an RTT without marks,
  * once alpha is so small that the shift truncates to 0, the remainder (less
- * than one reported unit) is dropped, so that alpha decays to exactly 0
- * instead of sticking at 2^shift_g - 1. Only then: mainline drops it in
- * every RTT, which, with few marks and a small g, pins alpha at g * F.
+ * than 2^shift_g internal units, at most 1/2^20 of full scale) is dropped,
+ * so that alpha decays to exactly 0 instead of sticking at 2^shift_g - 1.
+ * Only then: mainline drops it in every RTT, which, with few marks and a
+ * small g, pins alpha at g * F.
  *
- * g * F is marked * 2^(20 - shift_g) / total, in 64 bits: marked is a full
+ * g * F is marked * 2^(30 - shift_g) / total, in 64 bits: marked is a full
  * 32-bit counter. An empty RTT (total == 0) only decays alpha.
  *
  * Return: the new alpha, 0..DCTCP_MAX_ALPHA_FP.
@@ -114,7 +125,7 @@ static inline __u32 dctcp_next_alpha(__u32 alpha_fp, __u32 marked,
  * @alpha_fp:	current alpha, 0..DCTCP_MAX_ALPHA_FP
  *
  * Computes cwnd * (1 - alpha / 2), rounded up, but never below 2 segments:
- * alpha / 2 is alpha_fp / 2^21. The product is 64 bits wide so that large
+ * alpha / 2 is alpha_fp / 2^31. The product is 64 bits wide so that large
  * windows cannot wrap (the 32-bit cwnd * alpha of old kernels would do so
  * from 4 M segments on).
  *

@@ -16,7 +16,7 @@ PACKAGES=(
 	cpio xz-utils zstd libcap-dev
 	linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1
 	# the QEMU harness and its guest userland
-	qemu-system-x86 busybox-static iproute2 iperf3 iputils-ping bash
+	qemu-system-x86 busybox-static iproute2 iperf3 iputils-ping bash jq
 	# style checks
 	shellcheck
 	# checkpoint/restore client and plots

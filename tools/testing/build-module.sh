@@ -77,10 +77,15 @@ check_vermagic()
 
 build()
 {
-	local kdir="$1" dir="$2" log="$2/build.log"
+	local kdir="$1" dir="$2" log="$2/build.log" arch=()
 
+	# A User-Mode Linux tree (tools/testing/uml/build-uml.sh) is built,
+	# and so must be used, with ARCH=um.
+	if grep -qx 'CONFIG_UML=y' "$kdir/.config" 2>/dev/null; then
+		arch=(ARCH=um)
+	fi
 	(cd "$SRC_DIR" && cp -r "${SOURCES[@]}" "$dir/")
-	if ! make -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
+	if ! make -C "$kdir" "${arch[@]}" M="$dir" W=1 modules >"$log" 2>&1; then
 		cat "$log" >&2
 		die 1 "build against $kdir failed"
 	fi

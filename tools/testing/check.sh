@@ -12,7 +12,9 @@
 #
 # A suite that exits non-zero without reporting a failure (a crash, a hung
 # VM killed by the watchdog, a build error) counts as one failure.  A suite
-# that reports nothing at all counts as one failure too: no silent passes.
+# that reports nothing at all counts as one failure too, and so does every
+# TAP block whose results do not match its plan (tap_plans.awk): a script
+# that died half-way cannot pass for one that ran all its tests.
 #
 # Without arguments every suite runs; `tools/testing/check.sh --list` names them.
 set -u
@@ -26,10 +28,10 @@ SUITES=(
 	"unit|make -s -C tools/testing/unit check"
 	"style|tools/testing/style.sh"
 	"harness|tools/testing/qemu/selftest.sh"
-	"dctcp-6.1|tools/testing/selftests/net/tcp_dctcp/run_vm.sh deb-6.1"
-	"dctcp-6.12|tools/testing/selftests/net/tcp_dctcp/run_vm.sh deb-6.12"
-	"dctcp-intree|tools/testing/selftests/net/tcp_dctcp/compare_intree.sh deb-6.1"
-	"dctcp-debug|tools/testing/selftests/net/tcp_dctcp/run_vm.sh debug"
+	"dctcp-6.1|tools/testing/dctcp/run_vm.sh deb-6.1"
+	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12"
+	"dctcp-intree|tools/testing/dctcp/compare_intree.sh deb-6.1"
+	"dctcp-debug|tools/testing/dctcp/run_vm.sh debug"
 	"prctl|tools/testing/selftests/prctl/run_all.sh"
 )
 
@@ -58,6 +60,10 @@ count_log()
 	while read -r line; do
 		failed_names+=("$name: $line")
 	done < <(grep -E '^not ok [0-9]+' "$log")
+	while read -r line; do
+		f=$((f + 1))
+		failed_names+=("$name: $line")
+	done < <(awk -f "$TOP/tools/testing/tap_plans.awk" "$log")
 
 	if (( rc != 0 && f == 0 )); then
 		f=1

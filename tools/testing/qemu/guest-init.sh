@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash disable=SC1091
 #
-# PID 1 of a vm-run.sh guest (busybox sh).
+# PID 1 of a vm-run.sh guest (busybox sh) and of a uml-run.sh guest (the
+# host's dash, over hostfs).
 #
 # Mounts the usual filesystems, runs /etc/vm-run/cmd under bash with its
 # stdout+stderr piped to the second serial port (the host streams it), writes
 # an exit marker there, dumps dmesg on the console and reboots; the host
 # runs QEMU with -no-reboot, so the reboot ends QEMU.
+#
+# /etc/vm-run/config may set VMRUN_OUT (the command's output device),
+# VMRUN_CON_TTY (the console's tty, drained before the end), VMRUN_HALT
+# and VMRUN_SYSRQ (how to end, and the sysrq key if that fails: a UML
+# kernel restarts itself on a reboot, it needs a power-off).
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
@@ -103,9 +109,9 @@ finish()
 	echo "vm-run: ----- dmesg -----" >"$CON"
 	dmesg >"$CON"
 	echo "vm-run: ----- end of dmesg -----" >"$CON"
-	drain /dev/ttyS0
-	reboot -f
-	echo b >/proc/sysrq-trigger
+	drain "${VMRUN_CON_TTY:-/dev/ttyS0}"
+	${VMRUN_HALT:-reboot -f}
+	echo "${VMRUN_SYSRQ:-b}" >/proc/sysrq-trigger
 }
 
 main()
@@ -117,6 +123,7 @@ main()
 	/usr/sbin/ip link set lo up
 	hostname vm
 	[ -f /etc/vm-run/config ] && . /etc/vm-run/config
+	OUT=${VMRUN_OUT:-$OUT}
 	run_cmd
 	rc=$?
 	finish "$rc"

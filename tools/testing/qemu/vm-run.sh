@@ -34,10 +34,14 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 QEMU=${QEMU:-qemu-system-x86_64}
+PROG=vm-run
+BACKEND=QEMU
+# options, files, modules, output stream, splat check, verdict
+# shellcheck source=../lib/vm-common.sh
+. "$HERE/../lib/vm-common.sh"
 
-NET_KMODS=(veth sch_tbf sch_red sch_netem sch_htb sch_prio sch_ingress
-	   cls_u32 cls_matchall act_mirred sch_fq_codel tcp_diag inet_diag
-	   udp_diag)
+SMP=2
+BACKEND_OPTS[--smp]=SMP
 
 # busybox applets that must not shadow the real tools we ship
 NO_APPLETS="ip tc ss nstat ping ping6 bash iperf3 init linuxrc pgrep pkill
@@ -49,128 +53,15 @@ USERLAND_BINS="/bin/bash:/bin/bash
 /bin/ss:/usr/sbin/ss
 /usr/bin/nstat:/usr/sbin/nstat
 /usr/bin/iperf3:/usr/bin/iperf3
-/bin/ping:/bin/ping"
-# shipped when the host has them (procps, util-linux, jq)
+/bin/ping:/bin/ping
+/usr/bin/jq:/usr/bin/jq"
+# shipped when the host has them (procps, util-linux)
 OPTIONAL_BINS="/usr/bin/pgrep:/usr/bin/pgrep
 /usr/bin/pkill:/usr/bin/pkill
-/usr/bin/mountpoint:/usr/bin/mountpoint
-/usr/bin/jq:/usr/bin/jq"
-
-KDIR=
-KVER=
-TIMEOUT=900
-MEM=1024
-SMP=2
-APPEND=
-DMESG_CHECK=0
-LOG=
-OVERLAYS=()
-FILES=()
-BINS=()
-KMODS=()
-ENVS=()
-CMD=()
-WORK=
-
-die()
-{
-	echo "vm-run: $*" >&2
-	exit 125
-}
-
-log()
-{
-	echo "vm-run: $*" >&2
-}
-
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup()
-{
-	if [ -n "$WORK" ]; then
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-
-usage()
-{
-	sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-need()
-{
-	command -v "$1" >/dev/null 2>&1 || die "$1 missing: apt-get install $2"
-}
-
-now_ms()
-{
-	date +%s%3N
-}
-
-parse_args()
-{
-	while [ $# -gt 0 ]; do
-		case "$1" in
-		--kernel)	KDIR=${2:?}; shift ;;
-		--overlay)	OVERLAYS+=("${2:?}"); shift ;;
-		--file)		FILES+=("${2:?}"); shift ;;
-		--bin)		BINS+=("${2:?}"); shift ;;
-		--kmod)		KMODS+=("${2:?}"); shift ;;
-		--net-kmods)	KMODS+=("${NET_KMODS[@]}") ;;
-		--env)		ENVS+=("${2:?}"); shift ;;
-		--timeout)	TIMEOUT=${2:?}; shift ;;
-		--mem)		MEM=${2:?}; shift ;;
-		--smp)		SMP=${2:?}; shift ;;
-		--append)	APPEND="$APPEND ${2?}"; shift ;;
-		--dmesg-check)	DMESG_CHECK=1 ;;
-		--log)		LOG=${2:?}; shift ;;
-		-h|--help)	usage ;;
-		--)		shift; CMD=("$@"); break ;;
-		*)		log "unknown option: $1"; usage ;;
-		esac
-		shift
-	done
-	[ -n "$KDIR" ] || { log "--kernel DIR is required"; usage; }
-	[ ${#CMD[@]} -gt 0 ] || { log "no COMMAND given after --"; usage; }
-	[ -f "$KDIR/vmlinuz" ] || die "$KDIR/vmlinuz not found (run fetch-kernel.sh?)"
-	[ -f "$KDIR/kver" ] || die "$KDIR/kver not found"
-	KVER=$(cat "$KDIR/kver")
-	case "$TIMEOUT$MEM$SMP" in
-	*[!0-9]*) die "--timeout, --mem and --smp take plain numbers" ;;
-	esac
-}
+/usr/bin/mountpoint:/usr/bin/mountpoint"
 
 # ---------------------------------------------------------------------
 # initramfs
-
-# Copy a host file to the same (or the given) path under root $1.
-install_file()
-{
-	local root=$1 src=$2 dst=${3:-$2}
-
-	mkdir -p "$root$(dirname "$dst")"
-	cp -L "$src" "$root$dst"
-}
-
-# Print the shared libraries (and the loader) a dynamic binary needs.
-lib_closure()
-{
-	ldd "$1" 2>/dev/null | awk '
-		$2 == "=>" && $3 ~ /^\// { print $3 }
-		$1 ~ /^\// { print $1 }'
-}
-
-install_bin()
-{
-	local root=$1 src=$2 dst=${3:-$2} lib
-
-	[ -x "$src" ] || die "$src missing or not executable"
-	install_file "$root" "$src" "$dst"
-	for lib in $(lib_closure "$src"); do
-		[ -e "$root$lib" ] || install_file "$root" "$lib"
-	done
-}
 
 # Bump when build_userland() changes.
 USERLAND_LAYOUT=1
@@ -278,205 +169,14 @@ userland_cpio()
 	echo "$file"
 }
 
-kmod_tree()
-{
-	echo "$KDIR/modules/lib/modules/$KVER"
-}
-
-is_builtin()
-{
-	local name=${1//-/_} tree
-
-	tree=$(kmod_tree)
-	[ -f "$tree/modules.builtin" ] &&
-		sed 's|.*/||; s|\.ko$||; s|-|_|g' "$tree/modules.builtin" |
-		grep -qx "$name" && return 0
-	[ "$(modinfo -b "$KDIR/modules" -k "$KVER" -F filename "$1" 2>/dev/null)" = "(builtin)" ]
-}
-
-# Print the module file(s) NAME resolves to (aliases may give several).
-kmod_files()
-{
-	modinfo -b "$KDIR/modules" -k "$KVER" -F filename "$1" 2>/dev/null |
-		grep '^/' || true
-}
-
-# Resolve --kmod names to the files of their depends+softdep closure.
-resolve_kmods()
-{
-	local -A seen=()
-	local queue=("$@") name file deps soft dep files
-
-	while [ ${#queue[@]} -gt 0 ]; do
-		name=${queue[0]}
-		queue=("${queue[@]:1}")
-		[ -n "${seen[${name//-/_}]:-}" ] && continue
-		seen[${name//-/_}]=1
-		is_builtin "$name" && continue
-		files=$(kmod_files "$name")
-		if [ -z "$files" ]; then
-			case " ${KMODS[*]} " in
-			*" $name "*)
-				die "kernel module $name not found in $(kmod_tree)" ;;
-			esac
-			continue	# an unresolvable softdep is not fatal
-		fi
-		for file in $files; do
-			echo "$file"
-			deps=$(modinfo -F depends "$file" | tr ',' ' ')
-			soft=$(modinfo -F softdep "$file" |
-			       sed 's/\(pre\|post\)://g')
-			for dep in $deps $soft; do
-				queue+=("$dep")
-			done
-		done
-	done
-}
-
-install_kmods()
-{
-	local root=$1 tree dst f rel n=0
-
-	tree=$(kmod_tree)
-	dst=$root/lib/modules/$KVER
-	mkdir -p "$dst"
-	for f in modules.builtin modules.builtin.modinfo modules.order; do
-		[ -f "$tree/$f" ] && cp "$tree/$f" "$dst/"
-	done
-	[ -f "$dst/modules.order" ] &&
-		sed -i 's/\.ko\.\(xz\|zst\|gz\)$/.ko/' "$dst/modules.order"
-	if [ ${#KMODS[@]} -gt 0 ]; then
-		[ -d "$tree" ] || die "kernel $KDIR has no module tree ($tree)"
-		resolve_kmods "${KMODS[@]}" >"$WORK/kmods"
-		sort -u -o "$WORK/kmods" "$WORK/kmods"
-		while read -r f; do
-			rel=${f#"$tree"/}
-			mkdir -p "$dst/$(dirname "$rel")"
-			case "$f" in
-			*.ko.xz)  xz -dc "$f" >"$dst/${rel%.xz}" ;;
-			*.ko.zst) zstd -qdc "$f" >"$dst/${rel%.zst}" ;;
-			*.ko.gz)  gzip -dc "$f" >"$dst/${rel%.gz}" ;;
-			*)        cp "$f" "$dst/$rel" ;;
-			esac
-			n=$((n + 1))
-		done <"$WORK/kmods"
-	fi
-	depmod -b "$root" "$KVER" 2>&1 | grep -v 'No such file' >&2 || true
-	[ $n -eq 0 ] || log "$n kernel modules added"
-}
-
-write_cmd()
-{
-	local root=$1 kv
-
-	if [ ${#CMD[@]} -eq 1 ]; then
-		printf '%s\n' "${CMD[0]}" >"$root/etc/vm-run/cmd"
-	else
-		printf '%q ' "${CMD[@]}" >"$root/etc/vm-run/cmd"
-		echo >>"$root/etc/vm-run/cmd"
-	fi
-	# sourced by bash (with set -a) right before the command
-	{
-		[ -z "${CI+x}" ] || printf 'CI=%q\n' "$CI"
-		for kv in "${ENVS[@]}"; do
-			case "$kv" in
-			[A-Za-z_]*=*) printf '%s=%q\n' "${kv%%=*}" "${kv#*=}" ;;
-			*) die "--env wants NAME=VALUE, got '$kv'" ;;
-			esac
-		done
-	} >"$root/etc/vm-run/env"
-	# read by /init itself
-	echo "VMRUN_KMEMLEAK=$DMESG_CHECK" >"$root/etc/vm-run/config"
-}
-
 build_run_cpio()
 {
-	local root=$WORK/run spec src dst
-
-	mkdir -p "$root/etc/vm-run"
-	install_kmods "$root"
-	for src in "${OVERLAYS[@]}"; do
-		[ -d "$src" ] || die "--overlay $src is not a directory"
-		cp -a "$src/." "$root/"
-	done
-	for spec in "${FILES[@]}"; do
-		src=${spec%%:*}
-		dst=${spec#*:}
-		if [ "$src" = "$spec" ] || [ "${dst#/}" = "$dst" ]; then
-			die "--file wants SRC:/abs/DST, got '$spec'"
-		fi
-		[ -f "$src" ] || die "--file: $src not found"
-		case "$dst" in
-		*/) dst=$dst${src##*/} ;;
-		esac
-		install_file "$root" "$src" "$dst"
-	done
-	for src in "${BINS[@]}"; do
-		install_bin "$root" "$src"
-	done
-	write_cmd "$root"
-	mkcpio "$root" >"$WORK/run.cpio"
+	stage_run_tree "$WORK/run"
+	mkcpio "$WORK/run" >"$WORK/run.cpio"
 }
 
 # ---------------------------------------------------------------------
 # running the guest
-
-# Forward the guest's command output live; catch (and hide) the exit
-# marker, writing the status it carries to $WORK/status.
-stream_output()
-{
-	local interactive=
-
-	# mawk reads pipes in big blocks unless told otherwise
-	awk -W version 2>&1 | grep -q mawk && interactive="-W interactive"
-	# shellcheck disable=SC2086 # empty or two words
-	awk $interactive -v status="$WORK/status" -v started="$WORK/started" '
-	{
-		gsub(/\r/, "")
-		if (index($0, "\001VMRUN-START\001")) {
-			print "" > started
-			close(started)
-			next
-		}
-		i = index($0, "\001VMRUN-EXIT=")
-		if (i) {
-			if (i > 1)
-				print substr($0, 1, i - 1)
-			st = substr($0, i + 12)
-			sub(/\001.*/, "", st)
-			print st > status
-			close(status)
-		} else {
-			print
-		}
-		fflush()
-	}'
-}
-
-# Guest kernel log lines that mean something went wrong: BUG/WARN/oops,
-# sanitizers, lockdep, leaks, hung tasks, RCU stalls, soft lockups,
-# refcount_t saturation and list (CONFIG_DEBUG_LIST) corruption.
-SPLAT_RE='BUG:|WARNING:|KASAN|KFENCE|UBSAN:|Oops|Call Trace|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|kmemleak: [0-9]+ new suspected|suspected memory leak|unreferenced object|blocked for more than [0-9]+ seconds|rcu: INFO|detected stalls? on CPU|self-detected stall|soft lockup|hard LOCKUP|refcount_t: |list_(add|del) corruption|list corruption|Kernel panic'
-# Known benign boot lines matching the above.
-BENIGN_RE='KernelAddressSanitizer initialized|RCU lockdep checking is enabled|RETBleed: WARNING|MAX_LOCKDEP|lockdep: fixing up alternatives'
-
-dmesg_check()
-{
-	local hits first
-
-	hits=$(grep -a -n -E "$SPLAT_RE" "$1" | grep -a -v -E "$BENIGN_RE" || true)
-	[ -n "$hits" ] || return 0
-	first=${hits%%:*}
-	log "--dmesg-check: the guest kernel log has splats:"
-	# the log holds the live console and the final dmesg dump: dedupe
-	printf '%s\n' "$hits" | cut -d: -f2- | awk '!seen[$0]++' |
-		head -n 50 | sed 's/^/#   /' >&2
-	log "first one in context:"
-	awk -v first="$first" 'NR >= first && NR < first + 40 {
-		if (NR > first && /^vm-run: /) exit
-		print "#   " $0 }' "$1" >&2
-	return 1
-}
 
 # Prefer an uncompressed PVH-bootable vmlinux: decompressing a bzImage
 # takes seconds under TCG.
@@ -514,17 +214,13 @@ run_qemu()
 	return "${rcs[0]}"
 }
 
-console_tail()
-{
-	log "last $2 console lines${LOG:+ (full log: $LOG)}:"
-	tail -n "$2" "$1" | sed 's/^/#   /' >&2
-}
-
 main()
 {
-	local t0 t1 t2 conlog ucpio qrc=0 st
+	local t0 t1 t2 conlog ucpio qrc=0
 
 	parse_args "$@"
+	[ -f "$KDIR/vmlinuz" ] || die "$KDIR/vmlinuz not found (run fetch-kernel.sh?)"
+	check_kdir_numbers "$SMP"
 	need "$QEMU" qemu-system-x86
 	need cpio cpio
 	need depmod kmod
@@ -561,28 +257,7 @@ main()
 	t2=$(now_ms)
 	log "guest ran $(((t2 - t1) / 1000)).$(((t2 - t1) % 1000 / 100))s"
 
-	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
-		log "TIMEOUT: guest killed by the watchdog after ${TIMEOUT}s"
-		[ ! -f "$WORK/status" ] ||
-			log "(the command had finished with status $(cat "$WORK/status"); the guest did not shut down)"
-		console_tail "$conlog" 30
-		exit 124
-	fi
-	if [ ! -f "$WORK/status" ]; then
-		if grep -aq 'Kernel panic' "$conlog"; then
-			log "CRASH: the guest kernel panicked (no exit marker)"
-		else
-			log "CRASH: guest or QEMU died without an exit marker (qemu status $qrc)"
-		fi
-		console_tail "$conlog" 40
-		exit 125
-	fi
-	st=$(cat "$WORK/status")
-	if [ $DMESG_CHECK -eq 1 ] && ! dmesg_check "$conlog"; then
-		log "command status was $st; failing because of --dmesg-check"
-		exit 125
-	fi
-	exit "$st"
+	verdict "$conlog" "$qrc"
 }
 
 main "$@"

@@ -102,22 +102,24 @@ static void test_alpha_units(void)
 	for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++) {
 		expect_u32("from_fp(to_fp(a)) == a",
 			   dctcp_alpha_from_fp(dctcp_alpha_to_fp(a)), a);
-		expect_u32("to_fp(a) == a * 1024", dctcp_alpha_to_fp(a), a * 1024);
+		expect_u32("to_fp(a) == a * 2^20", dctcp_alpha_to_fp(a), a << 20);
 	}
 	expect_u32("to_fp(1025) clamps", dctcp_alpha_to_fp(1025), DCTCP_MAX_ALPHA_FP);
 	expect_u32("to_fp(UINT32_MAX) clamps", dctcp_alpha_to_fp(UINT32_MAX),
 		   DCTCP_MAX_ALPHA_FP);
-	expect_u32("from_fp(1023) rounds down", dctcp_alpha_from_fp(1023), 0);
-	expect_u32("from_fp(2^20)", dctcp_alpha_from_fp(1U << 20), 1024);
+	expect_u32("from_fp(2^20 - 1) rounds down",
+		   dctcp_alpha_from_fp((1U << 20) - 1), 0);
+	expect_u32("from_fp(2^30)", dctcp_alpha_from_fp(1U << 30), 1024);
 }
 
 /* ---- reduced cwnd (ssthresh) ------------------------------------------ */
 
-/* Exact: ceil(cwnd * (1 - alpha / 2)), alpha = alpha_fp / 2^20, at least 2. */
+/* Exact: ceil(cwnd * (1 - alpha / 2)), alpha = alpha_fp / 2^30, at least 2. */
 static uint32_t ref_reduced_cwnd(uint32_t cwnd, uint32_t alpha_fp)
 {
-	uint64_t num = (uint64_t)cwnd * ((1ULL << 21) - alpha_fp);
-	uint64_t r = (num + (1ULL << 21) - 1) >> 21;
+	const __uint128_t two = (__uint128_t)1 << (DCTCP_ALPHA_FP_SHIFT + 1);
+	__uint128_t num = (__uint128_t)cwnd * (two - alpha_fp);
+	__uint128_t r = (num + two - 1) / two;
 
 	return r < 2 ? 2 : (uint32_t)r;
 }
@@ -126,16 +128,36 @@ static void check_reduced_cwnd(uint32_t cwnd, uint32_t alpha_fp)
 {
 	uint32_t got = dctcp_reduced_cwnd(cwnd, alpha_fp);
 	uint32_t want = ref_reduced_cwnd(cwnd, alpha_fp);
-	double model = fmax(2.0, (double)cwnd *
-				 (1.0 - alpha_fp / (2.0 * DCTCP_MAX_ALPHA_FP)));
+	/* 64-bit mantissa: cwnd * alpha_fp / 2^31 is exact */
+	long double model = fmaxl(2.0L, (long double)cwnd *
+				  (1.0L - alpha_fp / (2.0L * DCTCP_MAX_ALPHA_FP)));
 
 	case_count++;
-	if (got != want || fabs(got - model) >= 1.0)
-		fail_case("reduced_cwnd(cwnd=%u, alpha_fp=%u) = %u, exact %u, float %.3f",
+	if (got != want || fabsl(got - model) >= 1.0L)
+		fail_case("reduced_cwnd(cwnd=%u, alpha_fp=%u) = %u, exact %u, float %.3Lf",
 			  cwnd, alpha_fp, got, want, model);
 	if (got < 2 || (cwnd >= 2 && got > cwnd))
 		fail_case("reduced_cwnd(cwnd=%u, alpha_fp=%u) = %u outside [2, cwnd]",
 			  cwnd, alpha_fp, got);
+}
+
+/*
+ * For a given cwnd the result is a step function of alpha: it drops by one
+ * where cwnd * alpha_fp crosses a multiple of 2^31. Every internal alpha is
+ * 2^30 values; the steps and their neighbours are where rounding goes wrong.
+ */
+static void check_cwnd_steps(uint32_t cwnd)
+{
+	const uint64_t two = 1ULL << (DCTCP_ALPHA_FP_SHIFT + 1);
+
+	for (uint64_t k = 0; k * two <= (uint64_t)cwnd * DCTCP_MAX_ALPHA_FP; k++) {
+		/* smallest alpha with cwnd * alpha >= k * 2^31 */
+		uint64_t step = cwnd ? (k * two + cwnd - 1) / cwnd : 0;
+
+		for (uint64_t a = step ? step - 1 : 0;
+		     a <= step + 1 && a <= DCTCP_MAX_ALPHA_FP; a++)
+			check_reduced_cwnd(cwnd, (uint32_t)a);
+	}
 }
 
 static void test_cwnd_exhaustive(void)
@@ -144,10 +166,9 @@ static void test_cwnd_exhaustive(void)
 	for (uint32_t cwnd = 0; cwnd <= 2048; cwnd++)
 		for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA; a++)
 			check_reduced_cwnd(cwnd, dctcp_alpha_to_fp(a));
-	/* ... and every internal alpha for small ones */
-	for (uint32_t cwnd = 0; cwnd <= 12; cwnd++)
-		for (uint32_t a = 0; a <= DCTCP_MAX_ALPHA_FP; a++)
-			check_reduced_cwnd(cwnd, a);
+	/* ... and every step of the internal alpha for windows up to 4096 */
+	for (uint32_t cwnd = 0; cwnd <= 4096; cwnd++)
+		check_cwnd_steps(cwnd);
 }
 
 static void test_cwnd_random(void)
@@ -193,16 +214,16 @@ static void test_cwnd_edges(void)
 
 /*
  * Specification of dctcp_next_alpha(), checked against exact rationals
- * (alpha in 1/2^20 units, s = shift_g, g = 1/2^s):
+ * (alpha in 1/2^30 units, s = shift_g, g = 1/2^s):
  *
- *   exact = (1 - g) * alpha + g * F * 2^20 = num / den with
- *   num = alpha * (2^s - 1) * total + marked * 2^20, den = 2^s * total.
+ *   exact = (1 - g) * alpha + g * F * 2^30 = num / den with
+ *   num = alpha * (2^s - 1) * total + marked * 2^30, den = 2^s * total.
  *
  * - total == 0 or marked == 0: the result is the decayed alpha alone,
  *   alpha - (alpha >> s), or 0 once that shift is 0 (decay to zero).
  * - otherwise |result - exact| < 1: only the two terms are truncated, and
  *   (1 - g) * alpha is rounded up by less than alpha * g < 1 when alpha < 2^s.
- * - always 0 <= result <= 2^20.
+ * - always 0 <= result <= 2^30.
  */
 static void check_next_alpha(uint32_t alpha, uint32_t marked, uint32_t total,
 			     uint32_t s)
@@ -213,7 +234,7 @@ static void check_next_alpha(uint32_t alpha, uint32_t marked, uint32_t total,
 
 	case_count++;
 	if (got > DCTCP_MAX_ALPHA_FP) {
-		fail_case("next_alpha(%u, %u, %u, g=1/2^%u) = %u > 2^20",
+		fail_case("next_alpha(%u, %u, %u, g=1/2^%u) = %u > 2^30",
 			  alpha, marked, total, s, got);
 		return;
 	}
@@ -295,7 +316,7 @@ static void test_alpha_float_model(void)
 		n++;
 	}
 	case_count += n;
-	printf("# float model: |error| mean %.4f max %.4f (1/2^20 units), %d cases\n",
+	printf("# float model: |error| mean %.4f max %.4f (1/2^30 units), %d cases\n",
 	       err_sum / n, err_max, n);
 	if (err_sum / n >= 1.0 || err_max > 1.000001)
 		fail_case("error mean %.4f max %.4f", err_sum / n, err_max);
@@ -328,7 +349,16 @@ static void test_alpha_edges(void)
 	expect_alpha("g=1/1024, alpha 1, F=1 (grows: mainline sticks at 1)",
 		     dctcp_alpha_to_fp(1), max, max, 10, 1);
 	expect_u32("g=1/1024, alpha 1, F=1, internal",
-		   dctcp_next_alpha(1024, max, max, 10), 2047);
+		   dctcp_next_alpha(dctcp_alpha_to_fp(1), max, max, 10),
+		   (2U << 20) - (1U << 10));
+	/* One marked segment in 100 at g = 1/1024 adds 2^20 / 100 units, and
+	 * the next unmarked RTT decays it by 1/1024 instead of dropping it
+	 * (the 20-bit update zeroed it: alpha stuck near 0 with sparse marks).
+	 */
+	expect_u32("g=1/1024, alpha 0, F=1/100",
+		   dctcp_next_alpha(0, 1, 100, 10), (1U << 20) / 100);
+	expect_u32("g=1/1024, alpha 10485, F=0 decays by 1/1024",
+		   dctcp_next_alpha(10485, 0, 100, 10), 10485 - 10);
 	/* Default g = 1/16. */
 	expect_alpha("g=1/16, alpha 0, F=1", 0, max, max, 4, 64);
 	expect_alpha("g=1/16, alpha 1024, F=1", one, max, max, 4, 1024);
@@ -347,9 +377,9 @@ static void test_alpha_edges(void)
 	expect_alpha("total 0, marked > 0 ignored", one, 5, 0, 4, 960);
 	/* Defensive clamps (the module's param setters already reject these). */
 	expect_u32("shift_g 11 acts as 10", dctcp_next_alpha(one, 0, 1, 11),
-		   one - 1024);
+		   one - (one >> 10));
 	expect_u32("shift_g 32 acts as 10", dctcp_next_alpha(0, max, max, 32),
-		   1024);
+		   one >> 10);
 	expect_alpha("alpha > 1.0 acts as 1.0", UINT32_MAX, 0, 1, 4, 960);
 }
 
@@ -389,7 +419,7 @@ static void test_alpha_decays_to_zero(void)
 
 /* With constant F, alpha settles within 2^s internal units (at most one
  * reported unit) of F, from above and from below, for every g: the fixed
- * points of the update are (F * 2^20 - 2^s, F * 2^20 + 2^s). A 10-bit
+ * points of the update are (F * 2^30 - 2^s, F * 2^30 + 2^s). A 10-bit
  * update with mainline's decay rule settles at g * F instead for g <= 1/64.
  */
 static void check_settles(uint32_t m, uint32_t t, uint32_t s, uint32_t start)
@@ -403,8 +433,10 @@ static void check_settles(uint32_t m, uint32_t t, uint32_t s, uint32_t start)
 
 	if (fabs(alpha - want) >= (1U << s) && !(m == 0 && alpha == 0))
 		fail_case("g=1/2^%u, F=%u/%u, from %u: alpha settles at %.2f, want %.2f +- %.2f",
-			  s, m, t, dctcp_alpha_from_fp(start), alpha / 1024.0,
-			  want / 1024.0, (1U << s) / 1024.0);
+			  s, m, t, dctcp_alpha_from_fp(start),
+			  alpha * DCTCP_MAX_ALPHA / (double)DCTCP_MAX_ALPHA_FP,
+			  want * DCTCP_MAX_ALPHA / (double)DCTCP_MAX_ALPHA_FP,
+			  (1U << s) * DCTCP_MAX_ALPHA / (double)DCTCP_MAX_ALPHA_FP);
 }
 
 static void test_alpha_tracks_f(void)
@@ -447,12 +479,84 @@ static void test_alpha_monotonic(void)
 	}
 }
 
+/*
+ * Sparse marks, small g: with random per-segment marking, the mean alpha of
+ * the fixed-point update stays within 5 % of a floating-point EWMA fed the
+ * same marks, for every g, starting from alpha 0. Both see identical RTTs,
+ * so the difference is the arithmetic alone: a rule that zeroes or
+ * truncates small values of alpha shows up as a large relative error when
+ * g * F is small (the issue's example: 100 segments per RTT, 1 % marked,
+ * g = 1/1024, float mean 10.2/1024).
+ */
+#define SPARSE_RTTS	200000
+#define SPARSE_MAX_ERR	0.05
+
+struct sparse_case {
+	uint32_t segs;		/* segments per RTT */
+	double p;		/* per-segment marking probability */
+};
+
+static void check_sparse(const struct sparse_case *c, const uint16_t *marks)
+{
+	double sum[DCTCP_MAX_SHIFT_G + 1] = { 0 };
+	double fsum[DCTCP_MAX_SHIFT_G + 1] = { 0 };
+	uint32_t alpha[DCTCP_MAX_SHIFT_G + 1] = { 0 };
+	double fl[DCTCP_MAX_SHIFT_G + 1] = { 0 };
+	/* reported units (1/1024) per internal unit */
+	const double unit = (double)DCTCP_MAX_ALPHA / DCTCP_MAX_ALPHA_FP;
+
+	for (int r = 0; r < SPARSE_RTTS; r++) {
+		for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+			double g = 1.0 / (1U << s);
+
+			alpha[s] = dctcp_next_alpha(alpha[s], marks[r],
+						    c->segs, s);
+			fl[s] = (1 - g) * fl[s] +
+				g * DCTCP_MAX_ALPHA_FP * marks[r] / c->segs;
+			sum[s] += alpha[s];
+			fsum[s] += fl[s];
+		}
+	}
+	for (uint32_t s = 0; s <= DCTCP_MAX_SHIFT_G; s++) {
+		double err = (sum[s] - fsum[s]) / fsum[s];
+
+		case_count++;
+		printf("# g=1/2^%-2u%5u seg/RTT p=%4.1f%%: alpha %8.3f float %8.3f /1024 %+.2f%%\n",
+		       s, c->segs, c->p * 100, sum[s] / SPARSE_RTTS * unit,
+		       fsum[s] / SPARSE_RTTS * unit, err * 100);
+		if (fabs(err) > SPARSE_MAX_ERR)
+			fail_case("g=1/2^%u, %u seg/RTT, p=%.3f: mean alpha off by %+.1f%%",
+				  s, c->segs, c->p, err * 100);
+	}
+}
+
+static void test_alpha_sparse_marks(void)
+{
+	static const struct sparse_case cases[] = {
+		{ 100, 0.001 }, { 100, 0.01 }, { 100, 0.1 }, { 100, 0.5 },
+		{ 10, 0.01 }, { 1000, 0.001 },
+	};
+	static uint16_t marks[SPARSE_RTTS];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* P(segment marked) = p: a uniform 64-bit draw below p * 2^64 */
+		uint64_t below = (uint64_t)(cases[i].p * 18446744073709551616.0);
+
+		for (int r = 0; r < SPARSE_RTTS; r++) {
+			marks[r] = 0;
+			for (uint32_t k = 0; k < cases[i].segs; k++)
+				marks[r] += rnd64() < below;
+		}
+		check_sparse(&cases[i], marks);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
-	{ "alpha units: reported 1/1024 <-> internal 1/2^20", test_alpha_units },
-	{ "reduced_cwnd exhaustive, cwnd 0..2048 and 0..12 x all alpha",
+	{ "alpha units: reported 1/1024 <-> internal 1/2^30", test_alpha_units },
+	{ "reduced_cwnd exhaustive, cwnd 0..2048 x all reported alpha, 0..4096 x every step",
 	  test_cwnd_exhaustive },
 	{ "reduced_cwnd random cwnd over 32 bits", test_cwnd_random },
 	{ "reduced_cwnd edges (cwnd 2, alpha 0/1024, 2^22, 2^32-1)", test_cwnd_edges },
@@ -464,6 +568,8 @@ static const struct {
 	{ "next_alpha decays to exactly 0 without marks", test_alpha_decays_to_zero },
 	{ "next_alpha settles within 1/1024 of constant F for every g", test_alpha_tracks_f },
 	{ "next_alpha monotonic in marks and in alpha", test_alpha_monotonic },
+	{ "next_alpha mean within 5% of a float EWMA, sparse random marks, every g",
+	  test_alpha_sparse_marks },
 };
 
 int main(void)

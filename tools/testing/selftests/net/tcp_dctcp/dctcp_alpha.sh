@@ -105,52 +105,7 @@ tau()
 # first update (alpha > 0).
 analyse()
 {
-	awk '
-	function upper_quartile(arr, m,    i, j, x) {
-		for (i = 2; i <= m; i++) {
-			x = arr[i]
-			for (j = i - 1; j >= 1 && arr[j] > x; j--)
-				arr[j + 1] = arr[j]
-			arr[j + 1] = x
-		}
-		return m ? arr[int((3 * m + 3) / 4)] : 0
-	}
-	/^sample/ {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		n++; t[n] = v["t_ms"]; a[n] = v["alpha"]; r[n] = v["rtt_us"] / 1000
-	}
-	END {
-		peak = -1
-		for (i = 1; i <= n; i++) if (a[i] >= peak) { peak = a[i]; ip = i }
-		for (i = 1; i <= n && a[i] == 0; i++)
-			;
-		i0 = i
-		for (i = 1; i < n; i++) {
-			rtt = r[i + 1] > 0 ? r[i + 1] : r[i]
-			if (rtt <= 0) continue
-			dn = (t[i + 1] - t[i]) / rtt
-			if (i < ip) {
-				if (i >= i0)
-					rise += (1024 - a[i]) * dn
-			} else {
-				decay += a[i] * dn
-			}
-			rsum += rtt; rn++
-		}
-		for (i = i0; i < ip; i++) {
-			if (a[i + 1] == a[i] || 1024 - a[i + 1] < 32) continue
-			ru[++nu] = (1024 - a[i + 1]) / (1024 - a[i])
-		}
-		for (i = ip; i < n; i++) {
-			if (a[i + 1] == a[i] || a[i + 1] < 32) continue
-			rd[++nd] = a[i + 1] / a[i]
-		}
-		printf "%.3f %.3f %.1f %.1f %d %d %.1f\n",
-			(nu ? 1 - upper_quartile(ru, nu) : -1),
-			(nd ? 1 - upper_quartile(rd, nd) : -1),
-			rise / 1024, (peak > 0 ? decay / peak : -1), peak, a[n],
-			(rn ? rsum / rn : 0)
-	}' "$1"
+	awk -f "$HERE/alpha_steps.awk" "$1"
 }
 
 # phase_flow OUT T_MS SECS_MAX CHANGE-CMD...: a dctcp flow sampled every
@@ -201,14 +156,15 @@ gain()
 
 test_rise_decay()
 {
-	local shift g gr gd tr td peak final rtt
+	local shift g gr gd tr td peak final rtt res
 
 	topo_setup
 	ack_delay "$DELAY_MS"
 	flow_server
 
 	for shift in 4 2; do
-		read -r gr gd tr td peak final rtt <<< "$(rise_decay_flow "$shift")"
+		res=$(rise_decay_flow "$shift")
+		read -r gr gd tr td peak final rtt <<< "$res"
 		g=$(gain "$shift")
 		diag "alpha every 50 ms, g=$g: $(samples "$TMPD/flow.g$shift" alpha | awk 'NR % 5 == 1' | tr '\n' ' ')"
 		figure "alpha_g$((1 << shift)) g=$g g_rise=$gr g_decay=$gd tau_rise=$tr tau_decay=$td tau_model=$(tau "$shift") peak=$peak final=$final srtt_ms=$rtt"
@@ -230,7 +186,7 @@ test_rise_decay()
 raise_k()
 {
 	bottleneck_red_change 3000000
-	qdisc_stat "$rtr" rtr1 10: marked > "$TMPD/marks_at_change"
+	bottleneck_stat marked > "$TMPD/marks_at_change"
 }
 
 test_red_stops()
@@ -244,7 +200,7 @@ test_red_stops()
 	flow_server
 	SAMPLE_MS=50
 	t_change=$(phase_flow "$out" 2000 raise_k)
-	m_end=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m_end=$(bottleneck_stat marked)
 	m_change=$(cat "$TMPD/marks_at_change")
 
 	# alpha swings a lot with a 2-packet K: compare means, the second
@@ -297,7 +253,7 @@ clamp_flow()
 
 test_clamp_on_loss()
 {
-	local max1 retr1 max0 retr0
+	local max1 retr1 max0 retr0 res
 
 	if [[ ! -e $(param_path dctcp_clamp_alpha_on_loss) ]]; then
 		[[ $DCTCP_IMPL == intree ]] ||
@@ -311,8 +267,10 @@ test_clamp_on_loss()
 	param_set dctcp_alpha_on_init 0
 	param_set dctcp_shift_g 10
 
-	read -r max1 retr1 <<< "$(clamp_flow 1)"
-	read -r max0 retr0 <<< "$(clamp_flow 0)"
+	res=$(clamp_flow 1)
+	read -r max1 retr1 <<< "$res"
+	res=$(clamp_flow 0)
+	read -r max0 retr0 <<< "$res"
 	figure "clamp rto clamp1_alpha_max=$max1 clamp1_retrans=$retr1 clamp0_alpha_max=$max0 clamp0_retrans=$retr0"
 	diag "alpha, clamp=1: $(samples "$TMPD/flow.clamp1" alpha | uniq | tr '\n' ' ')"
 

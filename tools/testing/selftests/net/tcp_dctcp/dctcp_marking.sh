@@ -2,43 +2,51 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # DCTCP through a marking bottleneck.  The router's egress towards the
-# receiver is a tbf $RATE with a RED child that sets CE above K bytes.  A
-# dctcp flow must see marks (tc's RED "marked" counter, the sender's
-# TcpExtTCPDeliveredCE) and turn them into alpha > 0 (ss -ti, TCP_CC_INFO),
-# starting from dctcp_alpha_on_init=0 so that alpha can only come from the
-# marks.  Variants: a real RTT (netem delay on the ACK path), and random
-# loss (netem on the sender) where the flow must survive, retransmit and
-# lower ssthresh.
+# receiver is a shaper at $RATE with a RED child that sets CE above K
+# bytes.  A dctcp flow must see marks (tc's RED "marked" counter, the
+# sender's TcpExtTCPDeliveredCE) and turn them into alpha > 0 (ss -ti,
+# TCP_CC_INFO), starting from dctcp_alpha_on_init=0 so that alpha can only
+# come from the marks.  Variants: a real RTT from netem on the ACK path or
+# on the data path in front of the bottleneck, an htb shaper instead of
+# tbf, and random loss (netem on the sender) where the flow must survive,
+# retransmit and lower ssthresh.
 #
-#   snd --- rtr [tbf $RATE -> red ecn K] ---> rcv [netem delay on ACKs]
-#    `- netem loss (variant c)
+#   snd [netem: delay | loss] --- rtr [tbf|htb $RATE -> red ecn K] ---> rcv [netem delay on ACKs]
 
 set -eu
 source "$(dirname "$0")/dctcp_lib.sh"
 trap lib_cleanup EXIT
 
-# marking_flow DELAY_MS: one dctcp flow through the RED bottleneck.
+# test_marking NAME SHAPER DELAY_MS WHERE: one dctcp flow through RED
+# under SHAPER (tbf or htb), with DELAY_MS of netem on the ACK path (WHERE
+# ack) or on the data path in front of the bottleneck (WHERE data).
 test_marking()
 {
-	local delay=$1 out=$TMPD/flow m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn
+	local name=$1 shaper=$2 delay=$3 where=$4 out=$TMPD/flow
+	local m0 m1 ce0 ce1 alpha_ss last_alpha mbit ab_ecn mss bad
 
 	topo_setup
-	bottleneck_red
-	(( delay == 0 )) || ack_delay "$delay"
+	bottleneck_red "$K" "$shaper"
+	if (( delay > 0 )); then
+		case $where in
+		ack) ack_delay "$delay" ;;
+		data) data_netem delay "${delay}ms" ;;
+		esac
+	fi
 	param_set dctcp_alpha_on_init 0
 	flow_server
 
-	m0=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m0=$(bottleneck_stat marked)
 	ce0=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
 	measured_flow "$out" "$FLOW_SECS" -c dctcp $RCV4
-	m1=$(qdisc_stat "$rtr" rtr1 10: marked)
+	m1=$(bottleneck_stat marked)
 	ce1=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
 
 	alpha_ss=$(sed -n 's/.*dctcp:(ce_state:[0-9]*,alpha:\([0-9]*\),.*/\1/p' "$out.ss")
 	last_alpha=$(samples "$out" alpha | tail -n 2 | head -n 1)
 	ab_ecn=$(samples "$out" ab_ecn | awk '{ s += $1 } END { print s + 0 }')
 	mbit=$(done_field "$out" mbit)
-	figure "marking_d${delay} rate=$RATE K=$K marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha_ss=${alpha_ss:-none} alpha_mean=$(samples "$out" t_ms alpha | awk '$1 >= 1000 { s += $2; n++ } END { print n ? int(s / n) : 0 }') alpha_last=$last_alpha mbit=$mbit rtt_ms=$(samples "$out" rtt_us | awk '$1 > 0 { print $1 / 1000 }' | median)"
+	figure "marking_$name shaper=$shaper delay_ms=$delay delay_on=$where rate=$RATE K=$K marked=$((m1 - m0)) delivered_ce=$((ce1 - ce0)) alpha_ss=${alpha_ss:-none} alpha_mean=$(samples "$out" t_ms alpha | awk '$1 >= 1000 { s += $2; n++ } END { print n ? int(s / n) : 0 }') alpha_last=$last_alpha mbit=$mbit rtt_ms=$(samples "$out" rtt_us | awk '$1 > 0 { print $1 / 1000 }' | median)"
 	diag "alpha series: $(samples "$out" alpha | tr '\n' ' ')"
 
 	(( m1 - m0 > 0 )) || fail "RED marked nothing"
@@ -48,10 +56,47 @@ test_marking()
 	(( alpha_ss > 0 && alpha_ss <= 1024 )) || fail "ss: alpha $alpha_ss not in 1..1024"
 	(( last_alpha > 0 )) || fail "alpha back to 0 while marking"
 	(( ab_ecn > 0 )) || fail "TCP_CC_INFO never showed ECN-acked bytes"
+	# DCTCPINFO counts acked bytes in whole segments (ss -ti's ab_ecn and
+	# ab_tot): every sample is a multiple of the MSS, marked <= total.
+	mss=$(sed -n 's/.* mss:\([0-9]*\) .*/\1/p' "$out.ss")
+	[[ -n $mss ]] || fail "ss: no mss"
+	bad=$(samples "$out" ab_ecn ab_tot | awk -v m="$mss" \
+		'$1 % m || $2 % m || $1 > $2 { n++ } END { print n + 0 }')
+	(( bad == 0 )) ||
+		fail "TCP_CC_INFO: $bad samples where ab_ecn/ab_tot are not whole $mss-byte segments or ab_ecn > ab_tot"
 	awk -v m="$mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.3 * r) }' ||
 		fail "throughput $mbit Mbit/s below 30% of $RATE"
 	# The marks hold the queue near K: no tail drops at the RED limit.
-	(( $(qdisc_stat "$rtr" rtr1 10: pdrop) == 0 )) || fail "RED had to drop"
+	(( $(bottleneck_stat pdrop) == 0 )) || fail "RED had to drop"
+}
+
+# The receiver echoes CE exactly (RFC 8257, 3.2): netem marks 10 % of the
+# data segments at random, so the CE state flips every few segments while
+# ACKs are being delayed; every marked segment the receiver got (its
+# IpExtInCEPkts) must be counted exactly once by the sender
+# (TcpExtTCPDeliveredCE), which takes the whole transfer to be acked.
+test_ce_exact()
+{
+	local out=$TMPD/flow ce_snd0 ce_snd1 ce_rcv0 ce_rcv1
+
+	topo_setup
+	bottleneck_fifo
+	data_netem loss 10% ecn
+	flow_server
+
+	ce_snd0=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+	ce_rcv0=$(nstat_get "$rcv" IpExtInCEPkts)
+	flow_client "$out" -c dctcp -n 3000000 $RCV4 "$PORT" ||
+		fail "flow failed: $(cat "$out.err")"
+	ce_snd1=$(nstat_get "$snd" TcpExtTCPDeliveredCE)
+	ce_rcv1=$(nstat_get "$rcv" IpExtInCEPkts)
+	figure "ce_exact p=10% received_ce=$((ce_rcv1 - ce_rcv0)) delivered_ce=$((ce_snd1 - ce_snd0)) acked=$(done_field "$out" acked)"
+
+	grep -q "^cc dctcp$" "$out" || fail "not a dctcp flow"
+	(( $(done_field "$out" acked) >= 3000000 )) || fail "transfer not fully acked"
+	(( ce_rcv1 - ce_rcv0 >= 100 )) || fail "only $((ce_rcv1 - ce_rcv0)) CE segments arrived"
+	(( ce_snd1 - ce_snd0 == ce_rcv1 - ce_rcv0 )) ||
+		fail "sender counted $((ce_snd1 - ce_snd0)) CE deliveries, the receiver got $((ce_rcv1 - ce_rcv0)) CE segments"
 }
 
 # Random loss on the data path, no marking: the flow completes, the
@@ -93,10 +138,16 @@ test_loss()
 main()
 {
 	require_dctcp
-	ktap_header 3
+	ktap_header 6
 
-	run_test "RED ecn bottleneck: marks, CE, alpha > 0" test_marking 0
-	run_test "RED ecn bottleneck + 10 ms RTT: marks, CE, alpha > 0" test_marking 10
+	run_test "tbf + RED ecn: marks, CE, alpha > 0" test_marking d0 tbf 0 ack
+	run_test "tbf + RED ecn, 10 ms netem on the ACKs: marks, CE, alpha > 0" \
+		test_marking d10 tbf 10 ack
+	run_test "netem 10 ms on the data path in front of tbf + RED: marks, CE, alpha > 0" \
+		test_marking data10 tbf 10 data
+	run_test "htb + RED ecn: marks, CE, alpha > 0" test_marking htb htb 0 ack
+	run_test "netem CE 10%: every CE segment counted once by the sender (delayed-ACK echo)" \
+		test_ce_exact
 	run_test "netem loss 1%: flow survives, retransmits, ssthresh reacts" test_loss
 	ktap_finish
 }

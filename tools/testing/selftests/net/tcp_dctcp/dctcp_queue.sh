@@ -25,8 +25,8 @@ SAMPLES=${SAMPLES:-25}
 
 # run_one LABEL CC: one flow; after 1 s, $PINGS pings run in the
 # background while the backlog is sampled $SAMPLES times, then the flow is
-# stopped (so both run while it lasts, however slow the guest).  Prints
-# "backlog_median ping_median mbit drops marks".
+# stopped (so both run while it lasts, however slow the guest).  Sets
+# BACKLOG (median, bytes), PING (median, ms), MBIT, DROPS and MARKS.
 run_one()
 {
 	local label=$1 cc=$2 out=$TMPD/$1 ping_pid
@@ -38,7 +38,7 @@ run_one()
 	ping_pid=$!
 	BG_PIDS+=("$ping_pid")
 	for _ in $(seq "$SAMPLES"); do
-		qdisc_stat "$rtr" rtr1 1: backlog_bytes
+		qdisc_stat "$rtr" rtr1 1: backlog
 		sleep 0.1
 	done > "$out.backlog"
 	wait "$ping_pid" || true
@@ -46,26 +46,16 @@ run_one()
 	flow_wait "$FLOW_PID" 30000 || fail "$label: client failed: $(cat "$out.err")"
 	grep -q "^cc $cc$" "$out" || fail "$label: not a $cc flow"
 
-	echo "$(median < "$out.backlog")" \
-	     "$(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$out.ping" | median)" \
-	     "$(done_field "$out" mbit)" \
-	     "$(qdisc_stat "$rtr" rtr1 10: dropped)" \
-	     "$(qdisc_stat "$rtr" rtr1 10: marked)"
-}
-
-# K/C in ms: the queueing delay of K bytes at $RATE
-k_over_c_ms()
-{
-	echo "$RATE" | awk -v k="$K" '{
-		r = $0 + 0
-		if ($0 ~ /kbit$/) r *= 1e3; else if ($0 ~ /mbit$/) r *= 1e6
-		else if ($0 ~ /gbit$/) r *= 1e9
-		printf "%.1f\n", k * 8 / r * 1000 }'
+	BACKLOG=$(median < "$out.backlog")
+	PING=$(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$out.ping" | median)
+	MBIT=$(done_field "$out" mbit)
+	DROPS=$(bottleneck_stat drops)
+	MARKS=$(bottleneck_stat marked)
 }
 
 test_queue()
 {
-	local base d_bl d_ping d_mbit d_drop d_mark c_bl c_ping c_mbit c_drop c_mark kc
+	local base d_bl d_ping d_mbit d_drop d_mark c_bl c_ping c_mbit c_drop kc
 
 	topo_setup
 	flow_server
@@ -73,25 +63,30 @@ test_queue()
 	kc=$(k_over_c_ms)
 
 	bottleneck_red
-	read -r d_bl d_ping d_mbit d_drop d_mark <<< "$(run_one dctcp dctcp)"
+	run_one dctcp dctcp
+	d_bl=$BACKLOG d_ping=$PING d_mbit=$MBIT d_drop=$DROPS d_mark=$MARKS
 
 	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn=0
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=0
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_congestion_control=cubic
 	bottleneck_fifo
-	read -r c_bl c_ping c_mbit c_drop c_mark <<< "$(run_one cubic cubic)"
+	run_one cubic cubic
+	c_bl=$BACKLOG c_ping=$PING c_mbit=$MBIT c_drop=$DROPS
 
 	figure "queue rate=$RATE K=$K k_over_c_ms=$kc base_ping_ms=$base"
 	figure "queue_dctcp backlog=$d_bl ping_ms=$d_ping mbit=$d_mbit marked=$d_mark dropped=$d_drop"
-	figure "queue_cubic backlog=$c_bl ping_ms=$c_ping mbit=$c_mbit dropped=$c_drop marked=$c_mark"
+	figure "queue_cubic backlog=$c_bl ping_ms=$c_ping mbit=$c_mbit dropped=$c_drop"
 	diag "dctcp backlog: $(tr '\n' ' ' < "$TMPD/dctcp.backlog")"
 	diag "dctcp ping: $(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$TMPD/dctcp.ping" | tr '\n' ' ')"
 	diag "cubic backlog: $(tr '\n' ' ' < "$TMPD/cubic.backlog")"
 	diag "cubic ping: $(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$TMPD/cubic.ping" | tr '\n' ' ')"
 
-	# Only meaningful if the qdisc, not the emulated CPU, was the bottleneck
-	awk -v m="$d_mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.7 * r) }' ||
-		skip_because "guest too slow: dctcp got $d_mbit Mbit/s through a $RATE bottleneck"
+	# The comparison means something only if the qdisc, not the emulated
+	# CPU, was the bottleneck: CUBIC on a deep FIFO fills any link the
+	# guest can drive, so its throughput says whether the guest kept up.
+	# DCTCP's own throughput is a result, checked against CUBIC's below.
+	awk -v m="$c_mbit" -v r="$(rate_mbit)" 'BEGIN { exit !(m >= 0.7 * r) }' ||
+		skip_because "guest too slow: cubic got $c_mbit Mbit/s through a $RATE bottleneck"
 	awk -v b="$d_bl" -v k="$K" 'BEGIN { exit !(b <= 3 * k) }' ||
 		fail "dctcp backlog median $d_bl > 3K"
 	awk -v c="$c_bl" -v d="$d_bl" -v k="$K" 'BEGIN { exit !(c > 3 * d && c > 3 * k) }' ||

@@ -4,36 +4,47 @@
 # Run the tcp_dctcp selftests inside a QEMU guest booting KERNEL.
 #
 #   run_vm.sh KERNEL [--impl ours|intree] [--ko FILE] [--rate RATE]
-#             [--timeout SECS] [--log FILE] [SCRIPT...]
+#             [--log FILE] [SCRIPT...]
 #
 # KERNEL is a kernel directory in the cache layout, a cached kernel name,
 # deb-6.1 / deb-6.12 (fetched by tools/testing/qemu/fetch-kernel.sh) or
 # "debug" (base.config + debug.config, built and cached by
 # tools/testing/kernel/build-kernel.sh; RATE=2mbit K=9000 by default there).
-# RATE and K from the environment are passed to the guest.
+# RATE and K from the environment are passed to the guest.  SCRIPTs
+# default to the suite's TEST_PROGS (its kselftest Makefile).
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
 # tools/testing/build-module.sh and insmods it from /opt/dctcp; --impl
 # intree ships Debian's own tcp_dctcp instead (modprobe).  --ko tests a
-# prebuilt module instead of building one (e.g. a deliberately broken one).  The guest kernel
-# log is checked for splats (--dmesg-check) and, on a kmemleak kernel,
-# scanned for leaks at the end.  TAP is streamed to stdout; exit status is
-# non-zero on any failure, a hung guest (watchdog) or a kernel splat.
+# prebuilt module instead of building one (e.g. a deliberately broken one).
+# The guest proves that the loaded module is the one shipped: its
+# srcversion must be the .ko's (DCTCP_SRCVERSION).  The guest kernel log is
+# checked for splats (--dmesg-check) and, on a kmemleak kernel, scanned for
+# leaks at the end.  TAP is streamed to stdout; exit status is non-zero on
+# any failure, a hung guest (watchdog) or a kernel splat.
+#
+# Timeouts nest: each script gets the suite's `settings` timeout (times
+# TIMEOUT_SCALE on slow kernels), enforced in the guest with SIGTERM first
+# so that its cleanup runs; the VM watchdog is the sum of those plus a
+# margin for booting, so it only fires when the guest itself is stuck.
 
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../../../../.." && pwd)
+TOP=$(cd "$HERE/../../.." && pwd)
+SUITE=$TOP/tools/testing/selftests/net/tcp_dctcp
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 QEMU_DIR=$TOP/tools/testing/qemu
 VM_RUN=${VM_RUN:-$QEMU_DIR/vm-run.sh}
 KCONF_DIR=$TOP/tools/testing/kernel
 
+# Booting, building the initramfs and the final kmemleak scan, seconds.
+VM_BOOT_MARGIN=180
+
 KERNEL=
 IMPL=ours
 KO=
 RATE=
-TIMEOUT=
 LOG=
 SCRIPTS=()
 STAGE=
@@ -52,7 +63,7 @@ die()
 
 usage()
 {
-	sed -n '4,9s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,10s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -63,7 +74,6 @@ parse_args()
 		--impl)		IMPL=${2:?}; shift ;;
 		--ko)		KO=${2:?}; shift ;;
 		--rate)		RATE=${2:?}; shift ;;
-		--timeout)	TIMEOUT=${2:?}; shift ;;
 		--log)		LOG=${2:?}; shift ;;
 		-h|--help)	usage ;;
 		-*)		echo "unknown option $1" >&2; usage ;;
@@ -105,6 +115,21 @@ resolve_kernel()
 	esac
 }
 
+# The suite's scripts, as its kselftest Makefile lists them.
+suite_scripts()
+{
+	# shellcheck disable=SC2016 # $(TEST_PROGS) is make's
+	printf 'print-progs:\n\t@echo $(TEST_PROGS)\n' |
+		make -s --no-print-directory -C "$SUITE" -f Makefile -f - print-progs
+}
+
+# has_kmod KDIR NAME: the kernel's module tree has NAME.
+has_kmod()
+{
+	modinfo -b "$1/modules" -k "$(cat "$1/kver")" -F filename "$2" 2>/dev/null |
+		grep -q '^/'
+}
+
 # Report a harness-level failure as TAP, so that it is counted.
 tap_fail()
 {
@@ -114,7 +139,7 @@ tap_fail()
 
 main()
 {
-	local kdir ko rc start vm_args=()
+	local kdir rc start script_timeout clash vm_args=()
 
 	parse_args "$@"
 	start=$SECONDS
@@ -127,33 +152,51 @@ main()
 	if [[ $KERNEL == debug ]]; then
 		RATE=${RATE:-2mbit}
 		K=${K:-9000}
-		TIMEOUT=${TIMEOUT:-2400}
+		TIMEOUT_SCALE=${TIMEOUT_SCALE:-3}
 	fi
+	(( ${#SCRIPTS[@]} )) || read -ra SCRIPTS <<< "$(suite_scripts)"
+	script_timeout=$(( $(sed -n 's/^timeout=//p' "$SUITE/settings") * ${TIMEOUT_SCALE:-1} ))
 
 	STAGE=$(mktemp -d /tmp/dctcp-vm.XXXXXX)
-	make -s -C "$HERE" OUTPUT="$STAGE" INSTALL_PATH="$STAGE/root/opt/tcp_dctcp" \
+	make -s -C "$SUITE" OUTPUT="$STAGE" INSTALL_PATH="$STAGE/root/opt/tcp_dctcp" \
 		install >&2 || { tap_fail "build of the selftests failed"; exit 1; }
+	install -m 0755 "$HERE/run_guest.sh" "$STAGE/root/opt/tcp_dctcp/"
 
-	if [[ -n $KO ]]; then
-		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko")
-	elif [[ $IMPL == ours ]]; then
-		ko=$("$TOP/tools/testing/build-module.sh" "$kdir") ||
+	if [[ -z $KO && $IMPL == ours ]]; then
+		KO=$("$TOP/tools/testing/build-module.sh" "$kdir") ||
 			{ tap_fail "tcp_dctcp.ko build for $KERNEL failed"; exit 1; }
-		vm_args+=(--file "$ko:/opt/dctcp/tcp_dctcp.ko")
-	else
-		vm_args+=(--kmod tcp_dctcp)
 	fi
-	vm_args+=(--env "DCTCP_IMPL=$IMPL")
+	if [[ -n $KO ]]; then
+		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko"
+			  --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$KO")")
+	fi
+	# The distribution's tcp_dctcp sits where modprobe finds it, as on a
+	# real system: the in-tree runs load it, ours must coexist with it.
+	! has_kmod "$kdir" tcp_dctcp || vm_args+=(--kmod tcp_dctcp)
+	clash=$("$HERE/build-testmod.sh" "$kdir" "$HERE/clash") ||
+		{ tap_fail "dctcp_clash.ko build for $KERNEL failed"; exit 1; }
+	vm_args+=(--file "$clash:/opt/dctcp/dctcp_clash.ko")
+	vm_args+=(--env "DCTCP_IMPL=$IMPL" --env "SCRIPT_TIMEOUT=$script_timeout")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
 	[[ -z ${K:-} ]] || vm_args+=(--env "K=$K")
 	[[ -z $LOG ]] || vm_args+=(--log "$LOG")
 
 	set +e
 	"$VM_RUN" --kernel "$kdir" --net-kmods "${vm_args[@]}" \
-		--overlay "$STAGE/root" --dmesg-check --timeout "${TIMEOUT:-1200}" \
-		-- /opt/tcp_dctcp/run_guest.sh "${SCRIPTS[@]}"
-	rc=$?
+		--overlay "$STAGE/root" --dmesg-check \
+		--timeout $((VM_BOOT_MARGIN + ${#SCRIPTS[@]} * script_timeout)) \
+		-- /opt/tcp_dctcp/run_guest.sh "${SCRIPTS[@]}" |
+		tee "$STAGE/guest.log" | grep -v '^# oracle-data '
+	rc=${PIPESTATUS[0]}
 	set -e
+
+	# dctcp_trace.sh recorded every tracepoint of its flows (base64 in the
+	# guest's output, kept out of the stream above): check each one
+	# against include/dctcp_math.h on the host.
+	if grep -q '^# oracle-begin' "$STAGE/guest.log" &&
+	   ! "$HERE/oracle/check.sh" "$STAGE/guest.log"; then
+		(( rc != 0 )) || rc=1
+	fi
 
 	case $rc in
 	0|1) ;;
