@@ -18,10 +18,12 @@
 #             criu without CAP_SYS_RESOURCE
 #   patched-debug  the same with debug.config (KASAN, lockdep, kmemleak),
 #             without criu; not in the default list (slow build)
+#   deb-5.10  Debian 11's 5.10, deb-7.2 sid's 7.2 (upstream's code there):
+#             selftest, legacy, fuzz, mm_map; not in the default list (they
+#             need the fetch-kernel.sh of the kernel matrix work)
 #
 # KERNEL_TABLE below lists them.  Any deb-NAME that
-# tools/testing/qemu/fetch-kernel.sh knows is one more line there (e.g.
-# "deb-7.2|default|selftest legacy-upstream fuzz mm_map-present criu-map").
+# tools/testing/qemu/fetch-kernel.sh knows is one more line there.
 #
 # The selftests come from tools/testing/selftests/prctl/mm_map (kselftest
 # target prctl/mm_map), built static here for the guests.  Every VM runs
@@ -57,6 +59,8 @@ readonly KERNEL_TABLE=(
 	"base|default|legacy-3.17 mm_map-absent criu-legacy"
 	"patched|default|selftest legacy-upstream fuzz mm_map-present criu-map"
 	"patched-debug|extra|selftest legacy-upstream fuzz mm_map-present"
+	"deb-5.10|extra|selftest legacy-upstream fuzz mm_map-present"
+	"deb-7.2|extra|selftest legacy-upstream fuzz mm_map-present"
 )
 
 ALL_KERNELS=""
@@ -114,7 +118,7 @@ cleanup() {
 trap cleanup EXIT
 
 usage() {
-	sed -n '3,36s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,38s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
