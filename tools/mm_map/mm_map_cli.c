@@ -13,7 +13,9 @@
  *	applied, then restore the original map and check again.
  *   mm_map apply-from PID [--legacy] [--expect-path map|legacy]
  *	In a child: read PID's map from /proc and install it in itself, the
- *	way a restorer rebuilds a dumped task; check it reads back.
+ *	way a restorer rebuilds a dumped task; check it reads back.  Prints
+ *	"caller vma top: ADDR" first, the end of the child's highest VMA:
+ *	legacy PR_SET_MM refuses stack/arg/env addresses at or above it.
  *
  * --legacy forces the per-field PR_SET_MM path (needs CAP_SYS_RESOURCE);
  * --user drops to UID (and its gid) first, without any capability.
@@ -21,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -195,6 +198,32 @@ static void child_apply_self(void)
 	_exit(0);
 }
 
+/* End of the caller's highest VMA (the vsyscall page is not one). */
+static unsigned long long vma_top(void)
+{
+	static char maps[1 << 16];
+	unsigned long long lo, hi, top = 0;
+	size_t len = 0;
+	char *line, *save;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (len < sizeof(maps) - 1 &&
+	       (n = read(fd, maps + len, sizeof(maps) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	maps[len] = '\0';
+	for (line = strtok_r(maps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+		    !strstr(line, "[vsyscall]") && hi > top)
+			top = hi;
+	return top;
+}
+
 static void child_apply_from(pid_t pid)
 {
 	static struct mm_map_image img;
@@ -204,6 +233,7 @@ static void child_apply_from(pid_t pid)
 		say("mm_map_read(%d): %s\n", (int)pid, strerror(-err));
 		_exit(2);
 	}
+	say("caller vma top: %#llx\n", vma_top());
 	_exit(apply_checked(&img, "map of the target") ? 1 : 0);
 }
 

@@ -8,6 +8,7 @@
 # and "present" for the patched one.  Without PR_SET_MM_MAP the helper
 # must fall back to the legacy per-field calls.
 set -eu
+shopt -s inherit_errexit
 
 readonly MM_MAP="${1:-$(dirname "$0")/mm_map}"
 readonly NOBODY=65534
@@ -73,6 +74,39 @@ stat_field() {
 	sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f$(($2 - 2))
 }
 
+# Legacy PR_SET_MM wants a VMA at or above each stack/arg/env address in
+# the caller, else EFAULT.  Where ASLR put the two stacks decides which
+# applies, so decide it per run: apply-from prints the end of the
+# caller's highest VMA, /proc/PID/stat has the target's addresses.
+check_legacy_apply_from() {
+	local top highest=0 f v want rc=0
+
+	OUT=$("$MM_MAP" apply-from "$TARGET_PID" --expect-path legacy 2>&1) || rc=$?
+	top=$(awk '/^caller vma top:/ { print $4 }' <<<"$OUT")
+	for f in 28 48 49 50 51; do	# start_stack, arg_*, env_*
+		v=$(stat_field "$TARGET_PID" "$f")
+		if (( v > highest )); then highest=$v; fi
+	done
+	if [ -z "$top" ]; then
+		not_ok "apply-from (legacy): no 'caller vma top' line"
+	elif (( highest >= top )); then
+		want="refused with EFAULT: target's $(printf '%#x' "$highest") >= caller's top VMA end $top"
+		if [ "$rc" = 1 ] && grep -q "Bad address via legacy" <<<"$OUT"; then
+			ok "apply-from (legacy): $want"
+		else
+			not_ok "apply-from (legacy): $want"
+		fi
+	else
+		want="restores the map: target's $(printf '%#x' "$highest") below caller's top VMA end $top"
+		if [ "$rc" = 0 ]; then
+			ok "apply-from (legacy): $want"
+		else
+			not_ok "apply-from (legacy): $want"
+		fi
+	fi
+	printf '%s\n' "$OUT" | diag
+}
+
 main() {
 	local state want_path cap
 
@@ -113,17 +147,7 @@ main() {
 			check "apply-from: restores the map of pid $TARGET_PID via map path" \
 				"$MM_MAP" apply-from "$TARGET_PID" --expect-path map
 		else
-			# Legacy PR_SET_MM wants a VMA at or above each
-			# stack/arg/env address in the caller (else EFAULT),
-			# which depends on where ASLR put both stacks;
-			# PR_SET_MM_MAP has no such rule.
-			if OUT=$("$MM_MAP" apply-from "$TARGET_PID" --expect-path legacy 2>&1) ||
-			   grep -q "Bad address via legacy" <<<"$OUT"; then
-				ok "apply-from: legacy path restores the map or refuses with EFAULT"
-			else
-				not_ok "apply-from: legacy path restores the map or refuses with EFAULT"
-			fi
-			printf '%s\n' "$OUT" | diag
+			check_legacy_apply_from
 		fi
 	else
 		check_fails "apply-self: legacy fallback refused without CAP_SYS_RESOURCE" \

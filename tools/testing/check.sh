@@ -32,7 +32,7 @@ SUITES=(
 	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12"
 	"dctcp-intree|tools/testing/dctcp/compare_intree.sh deb-6.1"
 	"dctcp-debug|tools/testing/dctcp/run_vm.sh debug"
-	"prctl|tools/testing/selftests/prctl/run_all.sh"
+	"prctl|tools/testing/prctl/run_all.sh"
 )
 
 pass=0 fail=0 skip=0
