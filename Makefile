@@ -36,7 +36,7 @@ MAKEFLAGS += --no-print-directory
 endif
 
 .PHONY: all module sparse clean install uninstall dkms-install dkms-uninstall deb style unit \
-	deps demo check bench
+	deps demo check bench mutants
 
 all: module
 
@@ -108,6 +108,12 @@ demo: deps
 
 check: deps
 	@tools/testing/check.sh $(SUITES)
+
+# Every deliberately broken module and patch against the suites (long:
+# one kernel build per PR_SET_MM_MAP mutant); make check runs one canary.
+mutants: deps
+	@rc=0; tools/testing/dctcp/mutants.sh || rc=1; \
+		tools/testing/prctl/mutants.sh || rc=1; exit $$rc
 
 bench: deps
 	@tools/bench/bench.sh $(BENCH_FLAGS)

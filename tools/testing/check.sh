@@ -23,17 +23,35 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 CHECK_OUT=${CHECK_OUT:-$CACHE/check-$(date +%Y%m%d-%H%M%S)}
 
-# name | command (run from $TOP)
+# name | command (run from $TOP).  The full tcp_dctcp suite runs on
+# Debian 12's kernel, the debug kernel and (timing) User-Mode Linux; the
+# core subset (run_vm.sh --core: load, identity, parameters, selection,
+# fallback, marking, lifecycle, AccECN) on every other Debian kernel.
 SUITES=(
+	"prepare|tools/testing/prepare.sh"
 	"unit|make -s -C tools/testing/unit check"
 	"style|tools/testing/style.sh"
 	"harness|tools/testing/qemu/selftest.sh"
+	"harness-uml|tools/testing/uml/selftest.sh"
 	"dctcp-6.1|tools/testing/dctcp/run_vm.sh deb-6.1"
-	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12"
-	"dctcp-intree|tools/testing/dctcp/compare_intree.sh deb-6.1"
 	"dctcp-debug|tools/testing/dctcp/run_vm.sh debug"
+	"dctcp-sim|tools/testing/dctcp/run_vm.sh uml"
+	"dctcp-intree|tools/testing/dctcp/compare_intree.sh uml"
+	"dctcp-5.10|tools/testing/dctcp/run_vm.sh deb-5.10 --core"
+	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12 --core"
+	"dctcp-6.12-bpo|tools/testing/dctcp/run_vm.sh deb-6.12-bpo --core"
+	"dctcp-6.12-trixie|tools/testing/dctcp/run_vm.sh deb-6.12-trixie --core"
+	"dctcp-7.2|tools/testing/dctcp/run_vm.sh deb-7.2 --core"
+	"dctcp-7.3|tools/testing/dctcp/run_vm.sh deb-7.3 --core"
+	"dctcp-deb|tools/testing/packaging/dkms-deb.sh"
+	"dctcp-mutant|tools/testing/dctcp/mutants.sh --canary"
 	"prctl|tools/testing/prctl/run_all.sh"
 )
+
+# One suite at a time machine-wide: QEMU under TCG runs at the host's
+# leftover speed, so every suite holds this lock (the tools inside take
+# it only when run on their own).
+VM_LOCK=${VM_LOCK-/tmp/dctcp-vm.lock}
 
 pass=0 fail=0 skip=0
 failed_names=()
@@ -42,7 +60,7 @@ list_suites()
 {
 	local s
 	for s in "${SUITES[@]}"; do
-		printf '%-14s %s\n' "${s%%|*}" "${s#*|}"
+		printf '%-18s %s\n' "${s%%|*}" "${s#*|}"
 	done
 }
 
@@ -78,7 +96,7 @@ count_log()
 	fi
 
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	printf '# suite %-14s %d passed, %d failed, %d skipped (rc %d, log %s)\n' \
+	printf '# suite %-18s %d passed, %d failed, %d skipped (rc %d, log %s)\n' \
 		"$name" "$p" "$f" "$s" "$rc" "$log"
 }
 
@@ -101,7 +119,11 @@ main()
 		log=$CHECK_OUT/$name.log
 		start=$SECONDS
 		echo "# ==== suite $name: $cmd"
-		bash -c "$cmd" < /dev/null 2>&1 | tee "$log"
+		if [[ -n $VM_LOCK ]]; then
+			flock "$VM_LOCK" env VM_LOCK= bash -c "$cmd" < /dev/null 2>&1 | tee "$log"
+		else
+			bash -c "$cmd" < /dev/null 2>&1 | tee "$log"
+		fi
 		rc=${PIPESTATUS[0]}
 		echo "# ==== suite $name took $((SECONDS - start)) s"
 		count_log "$name" "$log" "$rc"
