@@ -58,7 +58,7 @@ lane_custom()
 		"$RUN_VM" --prepare debug
 	item custom "User-Mode Linux time-travel kernel, tcp_dctcp.ko" \
 		"$RUN_VM" --prepare uml
-	item custom "PR_SET_MM_MAP base and patched kernels" "$PRCTL" --prepare
+	item custom "PR_SET_MM_MAP base and patched kernels, Debian kernels for it" "$PRCTL" -p
 }
 
 main()
