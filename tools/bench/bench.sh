@@ -16,12 +16,12 @@
 # RED, CUBIC without ECN on a deep FIFO), one boot with the in-tree
 # tcp_dctcp built from the same kernel source.  A fresh boot per
 # implementation, as compare_intree.sh does: switching modules in one boot
-# needs an rmmod of ours, and that waits until every namespace that used
-# dctcp is freed.  Each row leaves its namespaces' defaults (2 references)
-# and every connection it closed (one each, not shown by ss) on the
-# module until netns cleanup, which is asynchronous; in the one run that
-# switched in place, the guest's clock stopped after the last row of ours
-# and the wait never ended.  Both boots' results land in one table.
+# needs an rmmod of ours, which has to wait for every namespace that used
+# dctcp to be freed (a row's two namespaces hold a reference each for
+# their default algorithm, its connections one each, until the processes
+# end and the asynchronous netns cleanup has run).  In the one full run
+# that switched in place, that wait never ended: the guest's clock
+# stopped after the last row of ours.  Both boots land in one table.
 # The scenarios:
 #   queue     2 and 19 long flows: queue, RTT (TCP probes), utilisation,
 #             fairness, against the floor base RTT + K/C

@@ -15,9 +15,9 @@
 # One boot per tcp_dctcp implementation (bench.sh boots the guest twice):
 # --impl ours runs every row but dctcp-intree with our module, --impl
 # intree the dctcp-intree row with the kernel's own module.  Sharing a boot
-# meant an rmmod of ours in between, and that needs every namespace that
-# used dctcp (default algorithm, sockets) to be freed first: netns cleanup
-# is asynchronous, and one such wait never ended (see bench.sh).
+# meant an rmmod of ours in between, after every namespace that used dctcp
+# (default algorithm, sockets) was freed: one such wait never ended (see
+# bench.sh).
 # Rows, one after the other on the same simulated link:
 #   dctcp-ours    our tcp_dctcp ($DCTCP_KO), dctcp on both ends, RED
 #   dctcp-reno    our dctcp towards a receiver without ECN: falls back
