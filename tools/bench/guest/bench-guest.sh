@@ -16,8 +16,8 @@
 # --impl ours runs every row but dctcp-intree with our module, --impl
 # intree the dctcp-intree row with the kernel's own module.  Sharing a boot
 # meant an rmmod of ours in between, after every namespace that used dctcp
-# (default algorithm, sockets) was freed: one such wait never ended (see
-# bench.sh).
+# was freed: orphaned connections keep a deleted namespace, and their
+# references on the module, for minutes of simulated time (see bench.sh).
 # Rows, one after the other on the same simulated link:
 #   dctcp-ours    our tcp_dctcp ($DCTCP_KO), dctcp on both ends, RED
 #   dctcp-reno    our dctcp towards a receiver without ECN: falls back
