@@ -8,13 +8,24 @@
 #                             [--rows "ROW..."] [--doc]
 #        tools/bench/bench.sh --render DIR [--doc]
 #
-# Boots one User-Mode Linux guest with time-travel=inf-cpu
-# (tools/testing/uml: the guest's clock only advances when it is idle, so
-# every rate, RTT and queue is exact, whatever the host's load) and runs
-# tools/bench/guest/bench-guest.sh there: our dctcp, the in-tree dctcp
-# built from the same kernel source, dctcp-reno, CUBIC and Reno with
-# RFC 3168 ECN on the same RED, CUBIC without ECN on a deep FIFO, in the
-# scenarios
+# Boots a User-Mode Linux guest with time-travel=inf-cpu (tools/testing/uml:
+# the guest's clock only advances when it is idle, so every rate, RTT and
+# queue is exact, whatever the host's load) and runs
+# tools/bench/guest/bench-guest.sh there, twice: one boot with our module
+# (our dctcp, dctcp-reno, CUBIC and Reno with RFC 3168 ECN on the same
+# RED, CUBIC without ECN on a deep FIFO), one boot with the in-tree
+# tcp_dctcp built from the same kernel source.  A fresh boot per
+# implementation, as compare_intree.sh does: switching modules in one boot
+# needs an rmmod of ours, which has to wait until every namespace that
+# used dctcp is freed, and a deleted namespace lives on while a socket in
+# it does.  After the dctcp-reno incast rows, the responders' connections
+# (killed while the peer's namespace went away) stay orphaned in the gone
+# sender namespace, retransmitting until they give up: tcp_dctcp's
+# refcnt stayed at 92 (each row's N connections plus its namespace's
+# default algorithm: 20 + 31 + 41 for 19, 30 and 40 senders) for 115 s of
+# simulated time after the last namespace was deleted, then fell row by
+# row.  Both boots land in one table.
+# The scenarios:
 #   queue     2 and 19 long flows: queue, RTT (TCP probes), utilisation,
 #             fairness, against the floor base RTT + K/C
 #   incast    5..40 synchronized senders, 1 MB per query, shallow buffer:
@@ -30,9 +41,12 @@
 # wall clock of each scenario goes to DIR/walls.txt.
 #
 # --rows limits the rows (dctcp-ours dctcp-intree dctcp-reno cubic-ecn
-# reno-ecn cubic-noecn).  --long: 5 s flows, 500 incast queries, longer convergence and alpha
-# phases, and the 10g scenario.  The default took 22 minutes on this
-# 2-core machine (see Documentation/benchmark.rst).
+# reno-ecn cubic-noecn).  The default: 1 s flows, incast with 5, 19 and 40
+# senders and 100 queries each (p99 is the 99th of 100, not the maximum),
+# 400 ms convergence stages, 500 ms alpha phases; --long: 5 s flows,
+# 5..40 senders in 7 steps with 500 queries, 1 s stages and phases, and
+# the 10g scenario.  Documentation/benchmark.rst gives the wall clock of
+# each scenario on this 2-core machine.
 set -eu
 shopt -s inherit_errexit
 
@@ -116,31 +130,45 @@ stage_guest()
 		die "cannot build incast.c (apt-get install build-essential)"
 }
 
-# run_guest KDIR KO: the guest, its output in $OUT/raw.txt; progress and
-# per-scenario wall clock (progress.awk) while it runs
+# run_guest KDIR KO IMPL: one boot for that tcp_dctcp implementation, its
+# output appended to $OUT/raw.txt; progress and per-scenario wall clock
+# (progress.awk) while it runs
 run_guest()
 {
-	local kdir=$1 ko=$2 timeout=3600 args=() gargs=(--scenarios "$SCENARIOS") rc
+	local kdir=$1 ko=$2 impl=$3 timeout=1800 args=() rc
+	local gargs=(--impl "$impl" --scenarios "$SCENARIOS")
 
 	(( !LONG )) || { timeout=10800; gargs+=(--long); }
 	[[ -z $ROWS ]] || gargs+=(--rows "$ROWS")
 	args=(--kernel "$kdir" --overlay "$STAGE" --file "$ko:/opt/dctcp/tcp_dctcp.ko"
 	      --kmod tcp_dctcp --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$ko")"
-	      --dmesg-check --log "$OUT/console.log" --timeout "$timeout")
-	log "booting $(cat "$kdir/kver") (UML, simulated time; wall-clock watchdog ${timeout}s)"
+	      --dmesg-check --log "$OUT/console-$impl.log" --timeout "$timeout")
+	log "booting $(cat "$kdir/kver") for the $impl tcp_dctcp (UML, simulated time; wall-clock watchdog ${timeout}s)"
 	set +e
 	"$UML_DIR/uml-run.sh" "${args[@]}" -- /opt/bench/guest/bench-guest.sh "${gargs[@]}" \
-		2> "$OUT/uml-run.err" |
-		tee "$OUT/raw.txt" |
+		2> "$OUT/uml-run-$impl.err" |
+		tee -a "$OUT/raw.txt" |
 		while IFS= read -r line; do printf '%d %s\n' $((SECONDS - START)) "$line"; done |
 		awk -v walls="$OUT/walls.txt" -f "$HERE/progress.awk"
 	rc=${PIPESTATUS[0]}
 	set -e
 	if (( rc != 0 )); then
-		sed 's/^/  uml-run: /' "$OUT/uml-run.err" >&2
-		log "the guest exited with status $rc (see $OUT/raw.txt, $OUT/console.log)"
+		sed 's/^/  uml-run: /' "$OUT/uml-run-$impl.err" >&2
+		log "the $impl guest exited with status $rc (see $OUT/raw.txt, $OUT/console-$impl.log)"
 	fi
 	return "$rc"
+}
+
+# wants_rows ROW...: --rows (default: all) names one of ROW
+wants_rows()
+{
+	local row
+
+	[[ -n $ROWS ]] || return 0
+	for row in "$@"; do
+		[[ " $ROWS " != *" $row "* ]] || return 0
+	done
+	return 1
 }
 
 main()
@@ -168,7 +196,14 @@ main()
 		echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} > "$OUT/meta.txt"
 
-	run_guest "$kdir" "$ko" || rc=1
+	: > "$OUT/raw.txt"
+	: > "$OUT/walls.txt"
+	if wants_rows dctcp-ours dctcp-reno cubic-ecn reno-ecn cubic-noecn; then
+		run_guest "$kdir" "$ko" ours || rc=1
+	fi
+	if wants_rows dctcp-intree; then
+		run_guest "$kdir" "$ko" intree || rc=1
+	fi
 	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg) wall_s=$((SECONDS - START))" >> "$OUT/meta.txt"
 	awk -v out="$OUT" -f "$HERE/collect.awk" "$OUT/raw.txt"
 	[[ -s $OUT/results.txt ]] || die "no results collected (see $OUT/raw.txt)"

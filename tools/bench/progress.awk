@@ -4,7 +4,7 @@
 # line is "ELAPSED_S LINE" (the host's wall clock since bench.sh started):
 # "# " lines are shown, RESULT lines summarised, CSV blocks skipped, and
 # the wall clock of each "SCENARIO NAME start" .. "SCENARIO NAME end" is
-# shown and written to the file walls ("NAME SECONDS" lines).
+# shown and appended to the file walls ("NAME SECONDS" lines).
 #
 #   ... | awk -v walls=FILE -f progress.awk
 
@@ -46,7 +46,7 @@ $2 == "SCENARIO" && $4 == "start" {
 
 $2 == "SCENARIO" && $4 == "end" {
 	say("scenario " $3 " took " ($1 - t0[$3]) " s of wall clock")
-	print $3, $1 - t0[$3] > walls
+	print $3, $1 - t0[$3] >> walls
 	fflush(walls)
 	next
 }

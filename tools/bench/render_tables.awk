@@ -280,13 +280,14 @@ END {
 	}
 
 	if (wsum > 0) {
-		tstart("Wall clock of each scenario (this machine, while it ran)", "")
+		tstart("Wall clock of each scenario (this machine, while it ran)",
+		       "Summed over both boots (our module's rows, then dctcp-intree's). The whole run, with the builds and the two boots: wall_s in the run's details.")
 		trow("scenario|seconds")
 		split("queue incast converge alpha 10g", sc, " ")
 		for (i = 1; i <= 5; i++)
 			if (sc[i] in W)
 				trow(sc[i] "|" W[sc[i]])
-		trow("all|" wsum)
+		trow("all scenarios|" wsum)
 		tend()
 	}
 }
