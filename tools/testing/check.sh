@@ -23,10 +23,12 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 CHECK_OUT=${CHECK_OUT:-$CACHE/check-$(date +%Y%m%d-%H%M%S)}
 
-# name | command (run from $TOP).  The full tcp_dctcp suite runs on
-# Debian 12's kernel, the debug kernel and (timing) User-Mode Linux; the
-# core subset (run_vm.sh --core: load, identity, parameters, selection,
-# fallback, marking, lifecycle, AccECN) on every other Debian kernel.
+# name | command (run from $TOP).  The whole tcp_dctcp suite runs on
+# Debian 12's kernel (and its timing scripts on User-Mode Linux); the core
+# subset (run_vm.sh --core: load, identity, parameters, selection,
+# fallback, marking, lifecycle, AccECN) on every other Debian kernel, with
+# the tracepoint oracle on 6.12 and the debug kernel too, and the
+# registration-clash tests on the debug kernel.
 SUITES=(
 	"prepare|tools/testing/prepare.sh"
 	"unit|make -s -C tools/testing/unit check"
@@ -34,11 +36,11 @@ SUITES=(
 	"harness|tools/testing/qemu/selftest.sh"
 	"harness-uml|tools/testing/uml/selftest.sh"
 	"dctcp-6.1|tools/testing/dctcp/run_vm.sh deb-6.1"
-	"dctcp-debug|tools/testing/dctcp/run_vm.sh debug"
+	"dctcp-debug|ORACLE_EVENTS=10000 tools/testing/dctcp/run_vm.sh debug --core dctcp_trace.sh dctcp_register.sh"
 	"dctcp-sim|tools/testing/dctcp/run_vm.sh uml"
 	"dctcp-intree|tools/testing/dctcp/compare_intree.sh uml"
 	"dctcp-5.10|tools/testing/dctcp/run_vm.sh deb-5.10 --core"
-	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12 --core"
+	"dctcp-6.12|tools/testing/dctcp/run_vm.sh deb-6.12 --core dctcp_trace.sh"
 	"dctcp-6.12-bpo|tools/testing/dctcp/run_vm.sh deb-6.12-bpo --core"
 	"dctcp-6.12-trixie|tools/testing/dctcp/run_vm.sh deb-6.12-trixie --core"
 	"dctcp-7.2|tools/testing/dctcp/run_vm.sh deb-7.2 --core"

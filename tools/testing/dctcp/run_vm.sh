@@ -18,10 +18,11 @@
 # environment are passed to the guest.  SCRIPTs default to the suite's
 # TEST_PROGS (its kselftest Makefile) for the back end: the simulated-time
 # scripts (dctcp_sim_*.sh, exact timing) on UML, the others on QEMU.
-# --core runs the core subset instead (CORE_SCRIPTS below: load and
-# identity, parameters, selection, fallback, marking, lifecycle, AccECN),
-# the checks for kernels that do not get the whole suite; the scripts it
-# leaves out are named in the output.  --prepare only fetches or builds
+# --core runs the core subset (CORE_SCRIPTS below: load and identity,
+# parameters, selection, fallback, marking, lifecycle with CYCLES=10,
+# AccECN) followed by any SCRIPTs given, the checks for kernels that do not
+# get the whole suite; the scripts it leaves out are named in the output.
+# CYCLES and ORACLE_EVENTS from the environment reach the guest too.  --prepare only fetches or builds
 # the kernel and the modules a run would boot (tools/testing/prepare.sh).
 #
 # --impl ours (default) builds tcp_dctcp.ko against KERNEL with
@@ -114,7 +115,6 @@ parse_args()
 	done
 	[[ -n $KERNEL ]] || usage
 	[[ $IMPL == ours || $IMPL == intree ]] || die "--impl ours|intree"
-	[[ -z $CORE ]] || (( ! ${#SCRIPTS[@]} )) || die "--core or SCRIPTs, not both"
 }
 
 # Print the kernel directory for KERNEL, fetching or building it.
@@ -195,7 +195,8 @@ main()
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-3}
 	fi
 	if [[ -n $CORE ]]; then
-		SCRIPTS=("${CORE_SCRIPTS[@]}")
+		SCRIPTS=("${CORE_SCRIPTS[@]}" "${SCRIPTS[@]}")
+		CYCLES=${CYCLES:-10}
 		echo "# core subset: ${SCRIPTS[*]}; not run here:" \
 			"$(suite_scripts "$backend" | tr ' ' '\n' |
 			   grep -vxF -f <(printf '%s\n' "${SCRIPTS[@]}") | tr '\n' ' ')"
@@ -232,7 +233,7 @@ main()
 	vm_args+=(--env "DCTCP_IMPL=$IMPL" --env "SCRIPT_TIMEOUT=$script_timeout")
 	[[ -z $RATE ]] || vm_args+=(--env "RATE=$RATE")
 	[[ -z ${K:-} ]] || vm_args+=(--env "K=$K")
-	for v in ACCECN_PROBS ACCECN_SECS ACCECN_TABLE; do
+	for v in ACCECN_PROBS ACCECN_SECS ACCECN_TABLE CYCLES ORACLE_EVENTS; do
 		[[ -z ${!v:-} ]] || vm_args+=(--env "$v=${!v}")
 	done
 	[[ -z $LOG ]] || vm_args+=(--log "$LOG")
