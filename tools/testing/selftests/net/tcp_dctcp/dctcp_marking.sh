@@ -100,7 +100,9 @@ test_ce_exact()
 	# included (cause not pinned down: a retransmitted CE segment counts
 	# twice at the receiver, an ACK covering a state flip counts the
 	# whole ACK).  A receiver that does not flush its delayed ACK when
-	# the CE state flips is off by about half (314 vs 214).
+	# the CE state flips was off by about half in one run (314 vs 214)
+	# and exact in another: this scenario does not always have a delayed
+	# ACK pending at a flip, so it does not reliably catch that bug.
 	(( 20 * (ce_snd1 - ce_snd0 - ce_rcv1 + ce_rcv0) <= ce_rcv1 - ce_rcv0 &&
 	   20 * (ce_rcv1 - ce_rcv0 - ce_snd1 + ce_snd0) <= ce_rcv1 - ce_rcv0 )) ||
 		fail "sender counted $((ce_snd1 - ce_snd0)) CE deliveries, the receiver got $((ce_rcv1 - ce_rcv0)) CE segments (more than 5 % apart)"
