@@ -144,10 +144,48 @@ test_fallback_data()
 	fi
 }
 
+# The client's SYN is lost (netem drops everything until the socket is in
+# SYN-SENT) and retransmitted.  RFC 3168 6.1.1.1 lets a sender give up ECN
+# on the retransmit, which Linux does with net.ipv4.tcp_ecn_fallback=1 (the
+# default): dctcp must then fall back to dctcp-reno.  With 0 the
+# retransmitted SYN still asks for ECN and the flow stays dctcp (what
+# dctcp_topo.sh sets for every test that puts random loss on the path).
+test_lost_syn()
+{
+	local fallback=$1 want=$2 r0 info
+
+	topo_setup
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn_fallback="$fallback"
+	flow_server
+	data_netem loss 100%
+	r0=$(nstat_get "$snd" TcpExtTCPSynRetrans)
+	flow_client_bg "$TMPD/c" -H -c dctcp $RCV4 "$PORT"
+	busywait 10000 syn_sent || fail "the client never reached SYN-SENT"
+	data_netem_off
+	busywait 10000 grep -q '^holding' "$TMPD/c" ||
+		fail "client did not connect: $(cat "$TMPD/c.err")"
+	(( $(nstat_get "$snd" TcpExtTCPSynRetrans) > r0 )) ||
+		fail "TcpExtTCPSynRetrans did not move: no SYN was retransmitted"
+	info=$(ss_flow "$snd" "$PORT")
+	if [[ $want == dctcp ]]; then
+		expect_cc "$TMPD/c" dctcp
+		expect_dctcp_ecn "$TMPD/c"
+		return
+	fi
+	[[ " $info " != *" ecn "* ]] || fail "ss: ECN kept after a fallback SYN retransmit"
+	[[ $DCTCP_IMPL != ours ]] || expect_cc "$TMPD/c" dctcp-reno
+	[[ $info == *"dctcp:fallback_mode"* ]] || fail "ss: no dctcp:fallback_mode"
+}
+
+syn_sent()
+{
+	ss -N "$snd" -Htn state syn-sent "dport = :$PORT" | grep -q .
+}
+
 main()
 {
 	require_dctcp
-	ktap_header 8
+	ktap_header 10
 
 	run_test "sysctl default selects dctcp, ECN negotiated" test_sysctl_default
 	run_test "route congctl dctcp (IPv4)" test_route_congctl 4
@@ -156,6 +194,10 @@ main()
 	run_test "setsockopt(TCP_CONGESTION) dctcp-reno" test_dctcp_reno_by_name
 	run_test "receiver tcp_ecn=0: falls back to dctcp-reno" test_fallback
 	run_test "fallback connection carries data" test_fallback_data
+	run_test "lost SYN, tcp_ecn_fallback=0: the retransmit keeps ECN, stays dctcp" \
+		test_lost_syn 0 dctcp
+	run_test "lost SYN, tcp_ecn_fallback=1: ECN given up, falls back to dctcp-reno" \
+		test_lost_syn 1 dctcp-reno
 	run_test "dctcp over IPv6 with ECN" test_ipv6_flow
 	ktap_finish
 }

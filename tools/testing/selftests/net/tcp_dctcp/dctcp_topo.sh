@@ -147,8 +147,14 @@ topo_setup()
 	topo_end "$rcv" rcv0 "$RCV4" "$RCV6" "$RTR4_R" "$RTR6_R" "$MAC_RTR1"
 
 	in_ns "$rtr" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
-	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_no_metrics_save=1
+	# tcp_ecn_fallback=0: a SYN that netem loss drops is retransmitted
+	# still asking for ECN (RFC 3168 6.1.1.1 lets a sender give up ECN
+	# on a SYN retransmit; with the default 1 a dctcp flow then runs as
+	# dctcp-reno and a test that asked for random loss sees no ECN).
+	in_ns "$snd" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_no_metrics_save=1 \
+		net.ipv4.tcp_ecn_fallback=0
 	in_ns "$rcv" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_no_metrics_save=1 \
+		net.ipv4.tcp_ecn_fallback=0 \
 		net.ipv4.tcp_congestion_control="$RCV_CC"
 }
 
