@@ -3,12 +3,13 @@
  * dctcp_flow: TCP sink, echo and sources for the tcp_dctcp selftests, the
  * demo and the benchmark.
  *
- *   dctcp_flow server [-6] [-p PORT] [-c CC] [-l LOWAT]
+ *   dctcp_flow server [-6] [-p PORT] [-c CC] [-l LOWAT] [-A]
  *	One process serves every connection (poll).  The first byte a client
  *	sends chooses: 's' sink (read and discard until EOF, woken only once
  *	LOWAT bytes, default 256 KiB, are queued: SO_RCVLOWAT), 'e' echo
  *	(each byte sent back at once).  Every connection gets an 8 MiB receive
- *	buffer: the flows are never limited by the receive window.  -c sets
+ *	buffer: the flows are never limited by the receive window; -A keeps
+ *	the kernel's autotuned one instead.  -c sets
  *	the listener's algorithm, so
  *	that an ECT SYN meets a listener that accepts it.  SIGTERM ends the
  *	server.  Sockets close with RST (SO_LINGER 0) so that nothing
@@ -145,7 +146,7 @@ static uint64_t now_us(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dctcp_flow server [-6] [-p PORT] [-c CC] [-l LOWAT]\n"
+		"usage: dctcp_flow server [-6] [-p PORT] [-c CC] [-l LOWAT] [-A]\n"
 		"       dctcp_flow client [-c CC] [-t SECS | -n BYTES] [-i MS | -I US] [-H | -W]\n"
 		"                         [-P FLOWS] [-S MS] [-E MS] [-M BYTES_PER_SEC]\n"
 		"                         [-q NETNS:DEV:HANDLE] [-e US] HOST PORT\n");
@@ -187,7 +188,8 @@ struct conn {
 	char mode;	/* 0 until the client's first byte */
 };
 
-static int server_listen(int family, const char *port, const char *cc)
+static int server_listen(int family, const char *port, const char *cc,
+			 int autotune)
 {
 	struct sockaddr_storage ss = { 0 };
 	int one = 1, lfd;
@@ -213,7 +215,8 @@ static int server_listen(int family, const char *port, const char *cc)
 	if (lfd < 0)
 		die("socket");
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	set_rcvbuf(lfd);
+	if (!autotune)
+		set_rcvbuf(lfd);
 	set_cc(lfd, cc);
 	if (bind(lfd, (struct sockaddr *)&ss, len) < 0)
 		die("bind");
@@ -255,9 +258,13 @@ static int server(int argc, char **argv)
 	static struct conn conns[MAX_CONNS];
 	const char *port = DEFAULT_PORT, *cc = NULL;
 	int family = AF_INET, opt, lfd, nconn = 0, lowat = DEFAULT_LOWAT, i;
+	int autotune = 0;
 
-	while ((opt = getopt(argc, argv, "6p:c:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "6p:c:l:A")) != -1) {
 		switch (opt) {
+		case 'A':
+			autotune = 1;
+			break;
 		case '6':
 			family = AF_INET6;
 			break;
@@ -277,7 +284,7 @@ static int server(int argc, char **argv)
 	if (lowat < 1)
 		usage();
 
-	lfd = server_listen(family, port, cc);
+	lfd = server_listen(family, port, cc, autotune);
 	catch_signal(SIGTERM);
 	signal(SIGPIPE, SIG_IGN);
 
