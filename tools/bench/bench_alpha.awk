@@ -14,16 +14,8 @@
 # model= q_mean= mbit=" line per phase (means over its second half), then
 # CSV rows "algo,t_ms,alpha,k_bytes,model,backlog" for every sample.
 #
-#   awk -v algo=ROW -v rate_bps=R -v base_us=B -v phase_us=P -f bench_alpha.awk PHASES OUT
-
-function kv(   i, e) {
-	delete v
-	for (i = 2; i <= NF; i++) {
-		e = index($i, "=")
-		if (e)
-			v[substr($i, 1, e - 1)] = substr($i, e + 1) + 0
-	}
-}
+#   awk -v algo=ROW -v rate_bps=R -v base_us=B -v phase_us=P \
+#       -f dctcp_flow.awk -f bench_alpha.awk PHASES OUT
 
 function phase_of(t,   i) {
 	for (i = np - 1; i >= 0; i--)

@@ -17,30 +17,9 @@
 # mode=rates prints CSV rows "algo,t_s,flow,mbit": each flow's goodput in
 # bins of bin_us while it runs.
 #
-#   awk -v stage_us=S -v win_us=W -v tol=T -f bench_converge.awk OUT
-#   awk -v mode=rates -v algo=ROW -v stage_us=S -v bin_us=B -f bench_converge.awk OUT
-
-function kv(   i, e) {
-	delete v
-	for (i = 2; i <= NF; i++) {
-		e = index($i, "=")
-		if (e)
-			v[substr($i, 1, e - 1)] = substr($i, e + 1) + 0
-	}
-}
-
-# bytes acked by flow f at time x (linear between its samples)
-function acked(f, x,   i, w) {
-	if (!ns[f] || x <= st[f, 1])
-		return ns[f] ? sa[f, 1] : 0
-	for (i = 2; i <= ns[f]; i++) {
-		if (st[f, i] < x)
-			continue
-		w = (x - st[f, i - 1]) / (st[f, i] - st[f, i - 1])
-		return sa[f, i - 1] + (sa[f, i] - sa[f, i - 1]) * w
-	}
-	return sa[f, ns[f]]
-}
+#   awk -v stage_us=S -v win_us=W -v tol=T -f dctcp_flow.awk -f bench_converge.awk OUT
+#   awk -v mode=rates -v algo=ROW -v stage_us=S -v bin_us=B \
+#       -f dctcp_flow.awk -f bench_converge.awk OUT
 
 function mbit(f, a, b) {
 	return (acked(f, b) - acked(f, a)) * 8 / (b - a)
@@ -68,9 +47,7 @@ function fair(k, a, b,   n, f, m, r) {
 
 $1 == "sample" {
 	kv()
-	f = v["flow"]
-	ns[f]++
-	st[f, ns[f]] = v["t_us"]; sa[f, ns[f]] = v["acked"]
+	add_sample()
 }
 
 END {

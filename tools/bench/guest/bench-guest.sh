@@ -194,7 +194,8 @@ long_flows()
 		"qdisc=$QUEUE base_us=$BASE_US floor_us=$(calc "$BASE_US + $k * 8 / $(rate_bps) * 1e6")" \
 		"$f rtos=$((c1[0] - c0[0])) tlps=$((c1[1] - c0[1])) retrans=$((c1[2] - c0[2]))" \
 		"$(check_run "$out")"
-	awk -v from="$from" -v algo="$row" -v flows="$n" -f "$AWK_DIR/bench_series.awk" "$out" |
+	awk -v from="$from" -v algo="$row" -v flows="$n" \
+		-f "$SUITE/dctcp_flow.awk" -f "$AWK_DIR/bench_series.awk" "$out" |
 		csv "${scen}_series" "algo,flows,kind,x,y"
 }
 
@@ -276,8 +277,9 @@ converge_run()
 	sim_flows "$out" -c "$SND_CC" -P 5 -S "$stage" -E "$stage" -t "$(calc "9 * $stage / 1000")" -I 2000
 	echo "RESULT scenario=converge algo=$row stage_ms=$stage" \
 		"$(awk -v stage_us=$((stage * 1000)) -v win_us=10000 -v tol=0.2 \
-			-f "$AWK_DIR/bench_converge.awk" "$out")" "$(check_run "$out")"
-	awk -v mode=rates -v algo="$row" -v bin_us=20000 -f "$AWK_DIR/bench_converge.awk" "$out" |
+			-f "$SUITE/dctcp_flow.awk" -f "$AWK_DIR/bench_converge.awk" "$out")" "$(check_run "$out")"
+	awk -v mode=rates -v algo="$row" -v bin_us=20000 \
+		-f "$SUITE/dctcp_flow.awk" -f "$AWK_DIR/bench_converge.awk" "$out" |
 		csv converge_rates "algo,t_s,flow,mbit"
 }
 
@@ -312,7 +314,8 @@ alpha_run()
 	done
 	wait "$FLOW_PID" || { log "client failed: $(cat "$out.err")"; return 1; }
 	awk -v algo="$row" -v rate_bps="$(rate_bps)" -v base_us="$BASE_US" \
-		-v phase_us=$((phase * 1000)) -f "$AWK_DIR/bench_alpha.awk" "$out.phases" "$out" \
+		-v phase_us=$((phase * 1000)) -f "$SUITE/dctcp_flow.awk" \
+		-f "$AWK_DIR/bench_alpha.awk" "$out.phases" "$out" \
 		> "$out.res"
 	grep '^RESULT ' "$out.res" | sed "s/\$/ $(check_run "$out")/"
 	grep -v '^RESULT ' "$out.res" | csv alpha_series "algo,t_ms,alpha,k_bytes,model,backlog"

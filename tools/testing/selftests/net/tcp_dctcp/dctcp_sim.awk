@@ -24,51 +24,14 @@
 #   ewma_mad     mean |alpha - EWMA| over the same samples
 #   ecn          1 iff every flow reported ECN (TCPI_OPT_ECN) in every sample
 #
-#   awk -v from_us=F -v to_us=T -v rate_bps=R [-v shift_g=G] -f dctcp_sim.awk OUT
+#   awk -v from_us=F -v to_us=T -v rate_bps=R [-v shift_g=G] \
+#       -f dctcp_flow.awk -f dctcp_sim.awk OUT
 #
 # Percentiles are nearest-rank.  Samples sit on the client's sampling
 # grid, which dctcp_flow jitters: a periodic queue cannot alias with it.
 
-function kv(   i, e) {
-	delete v
-	for (i = 2; i <= NF; i++) {
-		e = index($i, "=")
-		if (e)
-			v[substr($i, 1, e - 1)] = substr($i, e + 1) + 0
-	}
-}
-
 function inwin(t) {
 	return t >= from_us && t <= to_us
-}
-
-# heapsort a[1..n] (numbers): no recursion, which mawk limits
-function sift(a, i, n,   c, t) {
-	while ((c = 2 * i) <= n) {
-		if (c < n && a[c + 1] > a[c])
-			c++
-		if (a[i] >= a[c])
-			return
-		t = a[i]; a[i] = a[c]; a[c] = t
-		i = c
-	}
-}
-
-function hsort(a, n,   i, t) {
-	for (i = int(n / 2); i >= 1; i--)
-		sift(a, i, n)
-	for (i = n; i > 1; i--) {
-		t = a[1]; a[1] = a[i]; a[i] = t
-		sift(a, 1, i - 1)
-	}
-}
-
-# nearest-rank percentile of a sorted a[1..n]
-function pct(a, n, p,   i) {
-	if (!n)
-		return -1
-	i = int(p / 100 * n + 0.999999)
-	return a[i < 1 ? 1 : i]
 }
 
 BEGIN {

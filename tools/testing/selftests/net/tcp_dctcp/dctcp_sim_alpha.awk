@@ -16,16 +16,7 @@
 # Prints: rise_g= decay_g= rise_rtt_us= decay_rtt_us= rise_n= decay_n=
 #         peak= final=  (a gain is -1 when fewer than 5 samples fit)
 #
-#   awk -f dctcp_sim_alpha.awk OUT
-
-function kv(   i, e) {
-	delete v
-	for (i = 2; i <= NF; i++) {
-		e = index($i, "=")
-		if (e)
-			v[substr($i, 1, e - 1)] = substr($i, e + 1) + 0
-	}
-}
+#   awk -f dctcp_flow.awk -f dctcp_sim_alpha.awk OUT
 
 # the gain of the samples from..to whose y = (rise ? 1024 - a : a) fits
 function fit(from, to, rise,   i, y, n, sx, sy, sxx, sxy, r, nr, slope, j, x, k) {

@@ -95,7 +95,7 @@ test_gain()
 
 	mark_then_stop "$shift"
 	g=$(calc "1 / 2 ^ $shift")
-	r=$(awk -f "$HERE/dctcp_sim_alpha.awk" "$TMPD/g$shift")
+	r=$(awk -f "$HERE/dctcp_flow.awk" -f "$HERE/dctcp_sim_alpha.awk" "$TMPD/g$shift")
 	figure "sim_alpha_g$((1 << shift)) g=$g $r"
 	diag "alpha every 2 ms or so: $(samples "$TMPD/g$shift" alpha | awk 'NR % 8 == 1' | uniq | tr '\n' ' ')"
 	near "$(fig "$r" rise_g)" "$g" "$TOL" ||
@@ -113,7 +113,7 @@ test_zero()
 	for shift in 4 6; do
 		[[ -s $TMPD/g$shift.trace ]] || fail "g=1/$((1 << shift)): no alpha updates traced"
 		r=$(awk -f "$HERE/dctcp_sim_decay.awk" "$TMPD/g$shift.trace")
-		rtt=$(fig "$(awk -f "$HERE/dctcp_sim_alpha.awk" "$TMPD/g$shift")" decay_rtt_us)
+		rtt=$(fig "$(awk -f "$HERE/dctcp_flow.awk" -f "$HERE/dctcp_sim_alpha.awk" "$TMPD/g$shift")" decay_rtt_us)
 		figure "sim_alpha_zero_g$((1 << shift)) $r rtt_us=$rtt"
 		(( $(fig "$r" zero_at) == $(fig "$r" predicted) )) ||
 			fail "g=1/$((1 << shift)): alpha reached 0 after $(fig "$r" zero_at) unmarked updates, predicted $(fig "$r" predicted)"

@@ -17,29 +17,8 @@
 # never) share_jain= (Jain's index of the two goodputs over the shared
 # period after fair_us) rtt_us= (median smoothed RTT while shared)
 #
-#   awk -v win_us=W -v tol=T -v ceil_mbit=C -v back_frac=F -f dctcp_sim_converge.awk OUT
-
-function kv(   i, e) {
-	delete v
-	for (i = 2; i <= NF; i++) {
-		e = index($i, "=")
-		if (e)
-			v[substr($i, 1, e - 1)] = substr($i, e + 1) + 0
-	}
-}
-
-# bytes acked by flow f at time x (linear between its samples)
-function acked(f, x,   i, w) {
-	if (x <= st[f, 1])
-		return sa[f, 1]
-	for (i = 2; i <= ns[f]; i++) {
-		if (st[f, i] < x)
-			continue
-		w = (x - st[f, i - 1]) / (st[f, i] - st[f, i - 1])
-		return sa[f, i - 1] + (sa[f, i] - sa[f, i - 1]) * w
-	}
-	return sa[f, ns[f]]
-}
+#   awk -v win_us=W -v tol=T -v ceil_mbit=C -v back_frac=F \
+#       -f dctcp_flow.awk -f dctcp_sim_converge.awk OUT
 
 function rate(f, x) {
 	return (acked(f, x + win_us) - acked(f, x)) * 8 / win_us
@@ -55,10 +34,8 @@ BEGIN {
 
 $1 == "sample" {
 	kv()
-	f = v["flow"]
-	ns[f]++
-	st[f, ns[f]] = v["t_us"]; sa[f, ns[f]] = v["acked"]
-	if (f == 1 && v["rtt_us"] > 0)
+	add_sample()
+	if (v["flow"] == 1 && v["rtt_us"] > 0)
 		rtt[++nr] = v["rtt_us"]
 }
 
@@ -88,12 +65,7 @@ END {
 		a = (acked(0, leave) - acked(0, fair)); b = (acked(1, leave) - acked(1, fair))
 		jain = (a + b) * (a + b) / (2 * (a * a + b * b))
 	}
-	for (i = 2; i <= nr; i++) {
-		y = rtt[i]
-		for (j = i - 1; j >= 1 && rtt[j] > y; j--)
-			rtt[j + 1] = rtt[j]
-		rtt[j + 1] = y
-	}
+	hsort(rtt, nr)
 	printf "fair_us=%d back_us=%d share_jain=%.4f rtt_us=%d\n", (fair < 0 ? -1 : fair - join),
-	       (back < 0 ? -1 : back - leave), jain, (nr ? rtt[int((nr + 1) / 2)] : 0)
+	       (back < 0 ? -1 : back - leave), jain, (nr ? pct(rtt, nr, 50) : 0)
 }

@@ -43,7 +43,7 @@ test_converge()
 	sim_flows "$out" -c dctcp -P 2 -S 500 -E 500 -t 2 -I 500
 	check_flows "$out" dctcp 1
 	r=$(awk -v win_us="$WIN_US" -v tol=0.2 -v ceil_mbit="$CEIL_MBIT" -v back_frac=0.9 \
-		-f "$HERE/dctcp_sim_converge.awk" "$out")
+		-f "$HERE/dctcp_flow.awk" -f "$HERE/dctcp_sim_converge.awk" "$out")
 	figure "sim_converge K=$K win_us=$WIN_US rtt_unit_us=$rtt $r fair_rtts=$(calc "$(fig "$r" fair_us) / $rtt") back_rtts=$(calc "$(fig "$r" back_us) / $rtt")"
 	within "$(fig "$r" fair_us)" 0 $((FAIR_RTTS * rtt)) ||
 		fail "not fair within $FAIR_RTTS RTTs of the join: $r"

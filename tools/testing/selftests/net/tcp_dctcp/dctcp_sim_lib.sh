@@ -55,7 +55,7 @@ sim_flows()
 sim_stats()
 {
 	awk -v from_us="$2" -v to_us="$3" -v rate_bps="$(rate_bps)" \
-	    -v shift_g="${4:-4}" -f "$HERE/dctcp_sim.awk" "$1"
+	    -v shift_g="${4:-4}" -f "$HERE/dctcp_flow.awk" -f "$HERE/dctcp_sim.awk" "$1"
 }
 
 # fig LINE KEY: the value of KEY in a line of key=value pairs.
