@@ -16,56 +16,11 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 VMRUN=$HERE/vm-run.sh
 KNAME=${1:-deb-6.1}
-KSFT_SKIP=4
-TMP=
 KDIR=
 KVER=
-N=0
-FAILED=0
-RC=0
-
-cleanup()
-{
-	if [ -n "$TMP" ]; then
-		rm -rf "$TMP"
-	fi
-}
-trap cleanup EXIT
-
-diag()
-{
-	sed 's/^/# /'
-}
-
-result()
-{
-	local verdict=$1 name=$2
-
-	N=$((N + 1))
-	if [ "$verdict" = ok ]; then
-		echo "ok $N - $name"
-	else
-		echo "not ok $N - $name"
-		FAILED=$((FAILED + 1))
-		echo "# status $RC; guest output:"
-		diag <"$TMP/out"
-		echo "# vm-run messages:"
-		tail -n 20 "$TMP/err" | diag
-	fi
-}
-
-# check NAME CMD...: one TAP line, ok if CMD succeeds
-check()
-{
-	local name=$1
-
-	shift
-	if "$@"; then
-		result ok "$name"
-	else
-		result fail "$name"
-	fi
-}
+HARNESS=vm-run
+# shellcheck source=../lib/harness-selftest.sh
+source "$HERE/../lib/harness-selftest.sh"
 
 # vm ARGS...: run vm-run.sh, keep stdout/stderr/status for the checks
 vm()
@@ -74,31 +29,11 @@ vm()
 	"$VMRUN" --kernel "$KDIR" "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
 }
 
-out_has()
-{
-	grep -qxF -- "$1" "$TMP/out"
-}
-
-err_has()
-{
-	grep -qF -- "$1" "$TMP/err"
-}
-
-is()
-{
-	[ "$1" = "$2" ]
-}
-
 get_kernel()
 {
 	if ! KDIR=$("$HERE/fetch-kernel.sh" "$KNAME" 2>"$TMP/fetch.err"); then
 		diag <"$TMP/fetch.err"
-		if [ "${CI:-}" = true ]; then
-			echo "not ok 1 - fetch-kernel.sh $KNAME failed"
-			exit 1
-		fi
-		echo "1..0 # SKIP fetch-kernel.sh $KNAME failed (see above)"
-		exit $KSFT_SKIP
+		skip_all "fetch-kernel.sh $KNAME failed (see above)"
 	fi
 	KVER=$(cat "$KDIR/kver")
 }

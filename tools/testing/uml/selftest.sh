@@ -19,58 +19,13 @@ shopt -s inherit_errexit
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../../.." && pwd)
 UMLRUN=${UML_RUN:-$HERE/uml-run.sh}
-KSFT_SKIP=4
-TMP=
 KDIR=
 KVER=
-N=0
-FAILED=0
-RC=0
 WALL_MS=0
+HARNESS=uml-run
+# shellcheck source=../lib/harness-selftest.sh
+source "$HERE/../lib/harness-selftest.sh"
 TESTS=(basics argv userland isolation kmod our_module clock failures interrupt)
-
-cleanup()
-{
-	if [ -n "$TMP" ]; then
-		rm -rf "$TMP"
-	fi
-}
-trap cleanup EXIT
-
-diag()
-{
-	sed 's/^/# /'
-}
-
-result()
-{
-	local verdict=$1 name=$2
-
-	N=$((N + 1))
-	if [ "$verdict" = ok ]; then
-		echo "ok $N - $name"
-	else
-		echo "not ok $N - $name"
-		FAILED=$((FAILED + 1))
-		echo "# status $RC, ${WALL_MS} ms of wall clock; guest output:"
-		diag <"$TMP/out"
-		echo "# uml-run messages:"
-		tail -n 20 "$TMP/err" | diag
-	fi
-}
-
-# check NAME CMD...: one TAP line, ok if CMD succeeds
-check()
-{
-	local name=$1
-
-	shift
-	if "$@"; then
-		result ok "$name"
-	else
-		result fail "$name"
-	fi
-}
 
 # vm ARGS...: run uml-run.sh with its work files under $TMP/work, keep
 # stdout/stderr/status/wall-clock time for the checks.  A harness whose
@@ -84,21 +39,6 @@ vm()
 	TMPDIR=$TMP/work timeout -s KILL 120 "$UMLRUN" --kernel "$KDIR" "$@" \
 		>"$TMP/out" 2>"$TMP/err" || RC=$?
 	WALL_MS=$(($(date +%s%3N) - t0))
-}
-
-out_has()
-{
-	grep -qxF -- "$1" "$TMP/out"
-}
-
-err_has()
-{
-	grep -qF -- "$1" "$TMP/err"
-}
-
-is()
-{
-	[ "$1" = "$2" ]
 }
 
 # The guest's line "NAME=VALUE" -> VALUE
@@ -122,17 +62,6 @@ no_leftovers()
 	! pgrep -f "$TMP/work" >/dev/null &&
 		[ -z "$(ls -A "$TMP/work")" ] &&
 		! grep -qF "$TMP/work" /proc/mounts
-}
-
-# A failure under CI=true, a skip otherwise.
-skip_all()
-{
-	if [ "${CI:-}" = true ]; then
-		echo "not ok 1 - $1"
-		exit 1
-	fi
-	echo "1..0 # SKIP $1"
-	exit $KSFT_SKIP
 }
 
 get_kernel()
