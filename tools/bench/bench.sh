@@ -142,6 +142,7 @@ run_guest()
 	[[ -z $ROWS ]] || gargs+=(--rows "$ROWS")
 	args=(--kernel "$kdir" --overlay "$STAGE" --file "$ko:/opt/dctcp/tcp_dctcp.ko"
 	      --kmod tcp_dctcp --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$ko")"
+	      --env "DCTCP_BUILD_ID=$(readelf -n "$ko" | sed -n 's/.*Build ID: *//p')"
 	      --dmesg-check --log "$OUT/console-$impl.log" --timeout "$timeout")
 	log "booting $(cat "$kdir/kver") for the $impl tcp_dctcp (UML, simulated time; wall-clock watchdog ${timeout}s)"
 	set +e

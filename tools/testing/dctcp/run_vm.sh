@@ -31,7 +31,8 @@
 # in-tree module built from the same linux-source).  --ko tests a
 # prebuilt module instead of building one (e.g. a deliberately broken one).
 # The guest proves that the loaded module is the one shipped: its
-# srcversion must be the .ko's (DCTCP_SRCVERSION).  The guest kernel log is
+# srcversion and GNU build ID must be the .ko's (DCTCP_SRCVERSION,
+# DCTCP_BUILD_ID).  The guest kernel log is
 # checked for splats (--dmesg-check) and, on a kmemleak kernel, scanned for
 # leaks at the end.  TAP is streamed to stdout; exit status is non-zero on
 # any failure, a hung guest (watchdog) or a kernel splat.
@@ -221,7 +222,8 @@ main()
 	fi
 	if [[ -n $KO ]]; then
 		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko"
-			  --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$KO")")
+			  --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$KO")"
+			  --env "DCTCP_BUILD_ID=$(readelf -n "$KO" | sed -n 's/.*Build ID: *//p')")
 	fi
 	# The distribution's tcp_dctcp sits where modprobe finds it, as on a
 	# real system: the in-tree runs load it, ours must coexist with it.

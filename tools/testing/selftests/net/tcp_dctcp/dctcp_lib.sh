@@ -207,19 +207,37 @@ srcversion_expected()
 	echo "${DCTCP_SRCVERSION:-$(modinfo -F srcversion "$DCTCP_KO")}"
 }
 
+# build_id_expected: the GNU build ID of the .ko we built (DCTCP_BUILD_ID,
+# read by the harness on the host, or readelf of $DCTCP_KO).  It changes
+# with any byte of the module, where srcversion only hashes the sources in
+# tcp_dctcp.c's own directory: not include/, where the control law is.
+build_id_expected()
+{
+	echo "${DCTCP_BUILD_ID:-$(readelf -n "$DCTCP_KO" 2>/dev/null | sed -n 's/.*Build ID: *//p')}"
+}
+
+# build_id_loaded: the loaded module's, from its ELF note in sysfs: namesz,
+# descsz and type (4 bytes each), "GNU\0", then the ID.
+build_id_loaded()
+{
+	od -An -tx1 -v "$MOD/notes/.note.gnu.build-id" 2>/dev/null | tr -d ' \n' | cut -c33-
+}
+
 # The implementation we are supposed to test is loaded and registered.
-# Ours: the loaded module's srcversion is the one of the .ko we built, so
-# neither the distribution's tcp_dctcp nor a stale build of ours can pass
-# for it.  In-tree: the kernel did not taint itself with "O" (out-of-tree)
-# when loading it.
+# Ours: the loaded module's srcversion and build ID are the ones of the .ko
+# we built, so neither the distribution's tcp_dctcp nor a stale or other
+# build of ours can pass for it.  In-tree: the kernel did not taint itself
+# with "O" (out-of-tree) when loading it.
 dctcp_is_loaded()
 {
-	local want
+	local want id
 
 	[[ -d $MOD ]] && cc_available dctcp || return 1
 	if [[ $DCTCP_IMPL == ours ]]; then
 		want=$(srcversion_expected)
-		[[ -n $want && $(cat "$MOD/srcversion" 2>/dev/null) == "$want" ]]
+		id=$(build_id_expected)
+		[[ -n $want && $(cat "$MOD/srcversion" 2>/dev/null) == "$want" &&
+		   -n $id && $(build_id_loaded) == "$id" ]]
 	else
 		[[ $(cat "$MOD/taint") != *O* ]]
 	fi
@@ -279,11 +297,13 @@ require_dctcp()
 	if ! { dctcp_load && dctcp_is_loaded; } 2> "$TMPD/load.err"; then
 		diag "$(cat "$TMPD/load.err")"
 		diag "loaded: srcversion '$(cat "$MOD/srcversion" 2>/dev/null)'" \
+		     "build ID '$(build_id_loaded)'" \
 		     "taint '$(cat "$MOD/taint" 2>/dev/null)'; ours is" \
-		     "srcversion '$(srcversion_expected 2>/dev/null)'"
+		     "srcversion '$(srcversion_expected 2>/dev/null)'" \
+		     "build ID '$(build_id_expected)'"
 		bail_out "cannot load the $DCTCP_IMPL tcp_dctcp"
 	fi
-	diag "tcp_dctcp: impl=$DCTCP_IMPL version=$(mod_version) srcversion=$(cat "$MOD/srcversion" 2>/dev/null) kernel=$(uname -r)"
+	diag "tcp_dctcp: impl=$DCTCP_IMPL version=$(mod_version) srcversion=$(cat "$MOD/srcversion" 2>/dev/null) build_id=$(build_id_loaded) kernel=$(uname -r)"
 	allow_cc dctcp
 	save_params
 }
