@@ -52,6 +52,8 @@ shopt -s inherit_errexit
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+# shellcheck source=../testing/lib/ko-identity.sh
+source "$TOP/tools/testing/lib/ko-identity.sh"
 readonly HERE TOP
 readonly UML_DIR=$TOP/tools/testing/uml
 readonly SUITE=$TOP/tools/testing/selftests/net/tcp_dctcp
@@ -140,9 +142,9 @@ run_guest()
 
 	(( !LONG )) || { timeout=10800; gargs+=(--long); }
 	[[ -z $ROWS ]] || gargs+=(--rows "$ROWS")
+	ko_identity_env "$ko"
 	args=(--kernel "$kdir" --overlay "$STAGE" --file "$ko:/opt/dctcp/tcp_dctcp.ko"
-	      --kmod tcp_dctcp --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$ko")"
-	      --env "DCTCP_BUILD_ID=$(readelf -n "$ko" | sed -n 's/.*Build ID: *//p')"
+	      --kmod tcp_dctcp "${KO_ENV[@]}"
 	      --dmesg-check --log "$OUT/console-$impl.log" --timeout "$timeout")
 	log "booting $(cat "$kdir/kver") for the $impl tcp_dctcp (UML, simulated time; wall-clock watchdog ${timeout}s)"
 	set +e

@@ -50,6 +50,8 @@ SUITE=$TOP/tools/testing/selftests/net/tcp_dctcp
 CACHE=${DCTCP_CACHE:-/var/cache/dctcp-oot}
 QEMU_DIR=$TOP/tools/testing/qemu
 UML_DIR=$TOP/tools/testing/uml
+# shellcheck source=../lib/ko-identity.sh
+source "$TOP/tools/testing/lib/ko-identity.sh"
 VM_RUN=${VM_RUN:-}		# the harness; default by back end
 KCONF_DIR=$TOP/tools/testing/kernel
 SIM_RE='^dctcp_sim_.*\.sh$'	# the scripts that need simulated time
@@ -221,9 +223,8 @@ main()
 			{ tap_fail "tcp_dctcp.ko build for $KERNEL failed"; exit 1; }
 	fi
 	if [[ -n $KO ]]; then
-		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko"
-			  --env "DCTCP_SRCVERSION=$(modinfo -F srcversion "$KO")"
-			  --env "DCTCP_BUILD_ID=$(readelf -n "$KO" | sed -n 's/.*Build ID: *//p')")
+		ko_identity_env "$KO"
+		vm_args+=(--file "$KO:/opt/dctcp/tcp_dctcp.ko" "${KO_ENV[@]}")
 	fi
 	# The distribution's tcp_dctcp sits where modprobe finds it, as on a
 	# real system: the in-tree runs load it, ours must coexist with it.
